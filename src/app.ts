@@ -1,0 +1,191 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { randomUUID } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import { toNodeHandler } from 'better-auth/node';
+import type { Env } from './env.js';
+import { createLogger, type Logger } from './logger.js';
+import { openDatabase, type Database } from './db.js';
+import { createAppPubSub } from './pubsub.js';
+import { JobQueue } from './queue.js';
+import { createAuth, AUTH_BASE_PATH } from './auth/better-auth.js';
+import { resolveAuthSecret } from './auth/secret.js';
+import { AttemptLimiter } from './auth/rate-limit.js';
+import { createServiceContext, type AppDeps, type ServiceContext } from './context.js';
+import { resolveViewer } from './modules/accounts/service.js';
+import { createGraphQLServer, attachWebSocket } from './graphql/server.js';
+import { createRestHandler, sendError, toHeaders } from './rest/handler.js';
+import { buildOpenApiDocument } from './rest/openapi.js';
+import { serveDocs } from './rest/docs.js';
+import { createMetrics } from './metrics.js';
+import { AppError, errorBody } from './errors.js';
+
+export interface AppOptions {
+  env: Env;
+  /** An already-open database (tests pass a PGlite loaded from a migrated template). */
+  database?: Database;
+  log?: Logger;
+}
+
+export interface App {
+  deps: AppDeps;
+  server: Server;
+  /** The whole HTTP surface as one node handler (tests call it without a socket). */
+  handle: (req: IncomingMessage, res: ServerResponse) => void;
+  listen(port?: number, host?: string): Promise<string>;
+  stop(): Promise<void>;
+}
+
+const SAFE_REQUEST_ID = /^[\w.:-]{1,128}$/;
+
+function readCookie(header: string | null, name: string): string | undefined {
+  if (!header) return undefined;
+  for (const part of header.split(';')) {
+    const [key, ...rest] = part.trim().split('=');
+    if (key === name) return decodeURIComponent(rest.join('='));
+  }
+  return undefined;
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8' });
+  res.end(JSON.stringify(body));
+}
+
+/** Builds the whole service: database (migrated), auth, pub/sub, job queue, and the three front doors. */
+export async function createApp(options: AppOptions): Promise<App> {
+  const { env } = options;
+  const log = options.log ?? createLogger(env.LOG_LEVEL);
+  const db = options.database ?? (await openDatabase({ url: env.DATABASE_URL, pgliteDir: `${env.dataDir}/pglite` }));
+  const applied = await db.migrate();
+  if (applied.length) log.info({ applied }, 'migrations applied');
+
+  const pubsubHandle = createAppPubSub(env.REDIS_URL);
+  const queue = new JobQueue(db, log);
+  await queue.start();
+  const auth = createAuth({
+    prisma: db.prisma,
+    secret: resolveAuthSecret(env, log),
+    baseURL: env.PUBLIC_URL ?? `http://localhost:${env.PORT}`,
+  });
+  const deps: AppDeps = {
+    env,
+    log,
+    db,
+    prisma: db.prisma,
+    auth,
+    pubsub: pubsubHandle.pubsub,
+    queue,
+    authLimiter: new AttemptLimiter(env.AUTH_RATE_LIMIT_MAX, env.AUTH_RATE_LIMIT_WINDOW_SECONDS * 1000),
+  };
+  const metrics = createMetrics(db);
+
+  async function buildContext(headers: Headers, req?: IncomingMessage): Promise<ServiceContext> {
+    return createServiceContext(deps, {
+      viewer: await resolveViewer(deps, headers),
+      requestId: headers.get('x-request-id') ?? randomUUID(),
+      clientIp: req?.socket.remoteAddress ?? 'unknown',
+      workspaceId: headers.get('x-workspace-id')?.trim() || readCookie(headers.get('cookie'), 'wid') || undefined,
+    });
+  }
+
+  const yoga = createGraphQLServer({ deps, buildContext, plugins: [metrics.graphqlPlugin] });
+  const authHandler = toNodeHandler(auth);
+  const rest = createRestHandler({
+    bodyLimit: env.BODY_LIMIT_BYTES,
+    buildContext: (req) => buildContext(toHeaders(req), req),
+    // The auth library's remaining routes (get-session, sign-out with cookies, …) live under its base path.
+    fallback: async (req, res) => {
+      if (!req.url?.startsWith(`${AUTH_BASE_PATH}/`)) return false;
+      await authHandler(req, res);
+      return true;
+    },
+  });
+  let openApiJson: string | undefined;
+  let shuttingDown = false;
+
+  async function route(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
+    if (path === '/health') return sendJson(res, 200, { status: 'ok' });
+    if (path === '/ready') {
+      try {
+        await db.sql.query('SELECT 1');
+        return sendJson(res, shuttingDown ? 503 : 200, { status: shuttingDown ? 'shutting-down' : 'ready', database: db.kind });
+      } catch {
+        return sendJson(res, 503, { status: 'unavailable', database: db.kind });
+      }
+    }
+    if (path === '/metrics') {
+      res.writeHead(200, { 'content-type': metrics.registry.contentType });
+      return void res.end(await metrics.registry.metrics());
+    }
+    if (path === '/api/v1/openapi.json') {
+      openApiJson ??= JSON.stringify(buildOpenApiDocument(env.PUBLIC_URL ?? `http://localhost:${env.PORT}`));
+      res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' });
+      return void res.end(openApiJson);
+    }
+    if (serveDocs(path, req, res)) return;
+    if (path.startsWith('/api/v1/')) return rest(req, res);
+    if (path === '/graphql') return void (await yoga.handle(req, res, { req }));
+    sendError(res, errorBody(new AppError('NOT_FOUND', `No route ${req.method} ${path}`)));
+  }
+
+  const handle = (req: IncomingMessage, res: ServerResponse) => {
+    const started = process.hrtime.bigint();
+    const incoming = req.headers['x-request-id'];
+    const requestId = typeof incoming === 'string' && SAFE_REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    req.headers['x-request-id'] = requestId;
+    res.setHeader('x-request-id', requestId);
+    if (shuttingDown) res.setHeader('connection', 'close');
+    const path = (req.url ?? '/').split('?')[0] ?? '/';
+    res.on('finish', () => {
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      metrics.observe(req.method ?? 'GET', path, res.statusCode, seconds);
+      log.info({ reqId: requestId, method: req.method, path, status: res.statusCode, ms: Math.round(seconds * 1e4) / 10 }, 'request');
+    });
+    route(req, res, path).catch((error: unknown) => {
+      log.error({ err: error, reqId: requestId }, 'unhandled request error');
+      if (!res.headersSent) sendJson(res, 500, { statusCode: 500, error: 'Internal Server Error', code: 'INTERNAL', message: 'Internal server error' });
+      else res.destroy();
+    });
+  };
+
+  const server = createServer(handle);
+  const socket = attachWebSocket(server, yoga);
+
+  let stopping: Promise<void> | undefined;
+  async function stop(): Promise<void> {
+    stopping ??= (async () => {
+      shuttingDown = true;
+      const force = setTimeout(() => server.closeAllConnections(), env.SHUTDOWN_TIMEOUT_MS);
+      force.unref();
+      // 1001 Going Away: clients know to reconnect elsewhere.
+      for (const client of socket.wss.clients) client.close(1001, 'Server shutting down');
+      await socket.dispose();
+      await new Promise<void>((resolve) => {
+        if (!server.listening) return resolve();
+        server.close(() => resolve());
+        server.closeIdleConnections();
+      });
+      await queue.stop(env.SHUTDOWN_TIMEOUT_MS);
+      await pubsubHandle.close();
+      await db.close();
+      clearTimeout(force);
+    })();
+    return stopping;
+  }
+
+  return {
+    deps,
+    server,
+    handle,
+    stop,
+    listen: (port = env.PORT, host = env.HOST) =>
+      new Promise((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(port, host, () => {
+          const address = server.address() as AddressInfo;
+          const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+          resolve(`http://${shownHost}:${address.port}`);
+        });
+      }),
+  };
+}

@@ -1,0 +1,51 @@
+import { betterAuth } from 'better-auth';
+import { prismaAdapter } from 'better-auth/adapters/prisma';
+import { bearer } from 'better-auth/plugins';
+import type { PrismaClient } from '../db.js';
+
+export const AUTH_BASE_PATH = '/api/v1/api/auth';
+
+export interface AuthOptions {
+  prisma: PrismaClient;
+  secret: string;
+  baseURL: string;
+}
+
+/**
+ * Accounts and sessions by better-auth on our own tables (user, session, account, verification).
+ * Passwords are hashed by the library (scrypt); a session token is accepted as `Authorization: Bearer`
+ * (bearer plugin) or as its signed cookie.
+ */
+export function createAuth({ prisma, secret, baseURL }: AuthOptions) {
+  return betterAuth({
+    appName: 'Perimeter',
+    baseURL,
+    basePath: AUTH_BASE_PATH,
+    secret,
+    database: prismaAdapter(prisma, { provider: 'postgresql' }),
+    emailAndPassword: { enabled: true, minPasswordLength: 8, maxPasswordLength: 128, autoSignIn: true },
+    plugins: [bearer()],
+    telemetry: { enabled: false },
+    // Our own limiter covers sign-in and sign-up on REST and GraphQL alike (auth/rate-limit.ts).
+    rateLimit: { enabled: false },
+    logger: { disabled: true },
+    user: {
+      additionalFields: {
+        role: { type: 'string', required: false, input: false, defaultValue: 'user' },
+      },
+    },
+    databaseHooks: {
+      user: {
+        create: {
+          // The first account on a fresh instance administers it.
+          before: async (user) => {
+            const existing = await prisma.user.count();
+            return { data: { ...user, role: existing === 0 ? 'admin' : 'user' } };
+          },
+        },
+      },
+    },
+  });
+}
+
+export type Auth = ReturnType<typeof createAuth>;

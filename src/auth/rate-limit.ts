@@ -1,0 +1,31 @@
+import { RateLimitedError } from '../errors.js';
+
+/**
+ * Fixed-window attempt counter for sign-in and sign-up, keyed by action and client address.
+ * In memory: each API instance counts on its own (documented in the README).
+ */
+export class AttemptLimiter {
+  private readonly windows = new Map<string, { count: number; resetAt: number }>();
+
+  constructor(
+    private readonly max: number,
+    private readonly windowMs: number,
+  ) {}
+
+  /** Counts one attempt; throws RateLimitedError (429 with Retry-After) past the limit. */
+  hit(key: string, now = Date.now()): void {
+    const window = this.windows.get(key);
+    if (!window || window.resetAt <= now) {
+      this.windows.set(key, { count: 1, resetAt: now + this.windowMs });
+      this.sweep(now);
+      return;
+    }
+    window.count += 1;
+    if (window.count > this.max) throw new RateLimitedError(Math.max(1, Math.ceil((window.resetAt - now) / 1000)));
+  }
+
+  private sweep(now: number): void {
+    if (this.windows.size < 10_000) return;
+    for (const [key, window] of this.windows) if (window.resetAt <= now) this.windows.delete(key);
+  }
+}

@@ -1,0 +1,50 @@
+import type { Env } from './env.js';
+import type { Logger } from './logger.js';
+import type { Database, PrismaClient } from './db.js';
+import type { Auth } from './auth/better-auth.js';
+import type { PubSub } from './pubsub.js';
+import type { JobQueue } from './queue.js';
+import type { AttemptLimiter } from './auth/rate-limit.js';
+import type { WorkspaceRole } from './auth/permissions.js';
+
+/** Long-lived things every request shares: built once by createApp(). */
+export interface AppDeps {
+  env: Env;
+  log: Logger;
+  db: Database;
+  prisma: PrismaClient;
+  auth: Auth;
+  pubsub: PubSub;
+  queue: JobQueue;
+  authLimiter: AttemptLimiter;
+}
+
+export interface Viewer {
+  id: string;
+  name: string;
+  email: string;
+  image: string | null;
+  role: 'admin' | 'user';
+  /** How the caller proved who they are. */
+  via: 'session' | 'api-token';
+}
+
+/** What every service function receives: who is asking, and this request's memo of workspace roles. */
+export interface ServiceContext {
+  deps: AppDeps;
+  viewer: Viewer | null;
+  requestId: string;
+  clientIp: string;
+  /** The workspace named by `X-Workspace-Id` or the `wid` cookie (REST), if any. */
+  workspaceId?: string;
+  /** Response headers a service asks the front door to set (e.g. a session cookie). */
+  responseHeaders: Headers;
+  roleMemo: Map<string, WorkspaceRole | null>;
+}
+
+export function createServiceContext(
+  deps: AppDeps,
+  fields: Pick<ServiceContext, 'viewer' | 'requestId' | 'clientIp'> & { workspaceId?: string },
+): ServiceContext {
+  return { deps, ...fields, responseHeaders: new Headers(), roleMemo: new Map() };
+}

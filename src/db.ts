@@ -1,0 +1,74 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { PrismaPGlite } from 'pglite-prisma-adapter';
+import { PrismaPg } from '@prisma/adapter-pg';
+import pg from 'pg';
+import { PrismaClient } from '../prisma/generated/prisma/client.js';
+import { applyMigrations, pgExecutor, pgliteExecutor, type SqlExecutor } from './db/migrations.js';
+
+export { PrismaClient };
+export type { Prisma } from '../prisma/generated/prisma/client.js';
+
+export interface DatabaseOptions {
+  /** PostgreSQL URL; absent means embedded PGlite. */
+  url?: string;
+  /** Where PGlite keeps its files; absent (with no template) means in memory. */
+  pgliteDir?: string;
+  /** A migrated PGlite data directory dump (dumpDataDir) to start from: tests boot from it in under a second. */
+  pgliteTemplate?: Blob | File;
+  /** Emit Prisma `query` events (the SQL-count tests listen to them). */
+  logQueries?: boolean;
+  poolSize?: number;
+}
+
+export interface Database {
+  kind: 'pglite' | 'postgres';
+  prisma: PrismaClient;
+  /** Raw SQL for the migration runner, the job queue and readiness checks. */
+  sql: SqlExecutor;
+  pool?: pg.Pool;
+  pglite?: PGlite;
+  migrate(): Promise<string[]>;
+  close(): Promise<void>;
+}
+
+export async function openDatabase(options: DatabaseOptions): Promise<Database> {
+  const log = options.logQueries ? [{ emit: 'event' as const, level: 'query' as const }] : undefined;
+  if (options.url) {
+    const pool = new pg.Pool({ connectionString: options.url, max: options.poolSize ?? 10 });
+    const prisma = new PrismaClient({ adapter: new PrismaPg(pool), log });
+    const sql = pgExecutor(pool);
+    return {
+      kind: 'postgres',
+      prisma,
+      sql,
+      pool,
+      migrate: async () => (await applyMigrations(sql)).applied,
+      close: async () => {
+        await prisma.$disconnect();
+        await pool.end();
+      },
+    };
+  }
+  if (options.pgliteDir) mkdirSync(options.pgliteDir, { recursive: true });
+  const pglite = options.pgliteTemplate
+    ? await PGlite.create({ loadDataDir: options.pgliteTemplate })
+    : await PGlite.create(options.pgliteDir ? join(options.pgliteDir) : undefined);
+  const prisma = new PrismaClient({ adapter: new PrismaPGlite(pglite), log });
+  const sql = pgliteExecutor(pglite);
+  return {
+    kind: 'pglite',
+    prisma,
+    sql,
+    pglite,
+    migrate: async () => (await applyMigrations(sql)).applied,
+    close: async () => {
+      await prisma.$disconnect();
+      // PGlite.close() resets process.exitCode; keep whatever the process meant to exit with.
+      const exitCode = process.exitCode;
+      await pglite.close();
+      process.exitCode = exitCode;
+    },
+  };
+}

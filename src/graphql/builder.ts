@@ -1,0 +1,49 @@
+import SchemaBuilder from '@pothos/core';
+import ScopeAuthPlugin from '@pothos/plugin-scope-auth';
+import ErrorsPlugin from '@pothos/plugin-errors';
+import PrismaPlugin from '@pothos/plugin-prisma';
+import RelayPlugin from '@pothos/plugin-relay';
+import DataloaderPlugin from '@pothos/plugin-dataloader';
+import type PrismaTypes from '../../prisma/generated/pothos-types.js';
+import { getDatamodel } from '../../prisma/generated/pothos-types.js';
+import type { ServiceContext } from '../context.js';
+import { UnauthenticatedError } from '../errors.js';
+
+export type GraphQLContext = ServiceContext;
+
+/** THE schema builder: plugins, scalars, scopes and error defaults. Types live in modules/<domain>/graphql.ts. */
+export const builder = new SchemaBuilder<{
+  Context: GraphQLContext;
+  PrismaTypes: PrismaTypes;
+  AuthScopes: { signedIn: boolean; admin: boolean };
+  Scalars: {
+    DateTime: { Input: Date; Output: Date };
+    JSON: { Input: unknown; Output: unknown };
+  };
+  DefaultEdgesNullability: false;
+  DefaultNodeNullability: false;
+}>({
+  plugins: [ScopeAuthPlugin, ErrorsPlugin, PrismaPlugin, RelayPlugin, DataloaderPlugin],
+  scopeAuth: {
+    authScopes: async (ctx) => ({ signedIn: ctx.viewer !== null, admin: ctx.viewer?.role === 'admin' }),
+    unauthorizedError: () => new UnauthenticatedError(),
+  },
+  prisma: {
+    client: (ctx) => ctx.deps.prisma,
+    dmmf: getDatamodel(),
+    exposeDescriptions: true,
+    filterConnectionTotalCount: true,
+    onUnusedQuery: null,
+  },
+  relay: {
+    clientMutationId: 'omit',
+    cursorType: 'String',
+    edgesFieldOptions: { nullable: false },
+    nodeFieldOptions: { nullable: false },
+  },
+  errors: { defaultTypes: [] },
+});
+
+builder.queryType({});
+builder.mutationType({});
+builder.subscriptionType({});

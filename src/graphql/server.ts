@@ -1,0 +1,117 @@
+import type { IncomingMessage, Server } from 'node:http';
+import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
+import { GraphQLError } from 'graphql';
+import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
+import { WebSocketServer } from 'ws';
+import { useServer } from 'graphql-ws/use/ws';
+import type { ExecutionArgs } from 'graphql';
+import { schema } from './schema.js';
+import type { AppDeps, ServiceContext } from '../context.js';
+import { AppError } from '../errors.js';
+
+export interface YogaServerContext {
+  req?: IncomingMessage;
+  /** Set for websocket operations: graphql-ws's connection_init payload. */
+  connectionParams?: Record<string, unknown>;
+}
+
+export interface GraphQLServerOptions {
+  deps: AppDeps;
+  buildContext: (headers: Headers, req?: IncomingMessage) => Promise<ServiceContext>;
+  plugins: Plugin[];
+}
+
+/** Expected failures keep their message and code; anything else is masked by yoga. */
+function maskError(error: unknown, message: string): Error {
+  const original = error instanceof GraphQLError ? error.originalError : error;
+  if (original instanceof AppError) {
+    return new GraphQLError(original.message, {
+      nodes: error instanceof GraphQLError ? error.nodes : undefined,
+      path: error instanceof GraphQLError ? error.path : undefined,
+      extensions: { code: original.code, ...(original.details ? { details: original.details } : {}) },
+    });
+  }
+  if (error instanceof GraphQLError && !error.originalError) return error;
+  return new GraphQLError(message, { extensions: { code: 'INTERNAL' } });
+}
+
+/** Websocket clients send `{ authorization: 'Bearer …' }` in connection_init; headers of the upgrade work too. */
+export function headersForSocket(connectionParams: Record<string, unknown> | undefined, req: IncomingMessage | undefined): Headers {
+  const headers = new Headers();
+  const cookie = req?.headers.cookie;
+  if (cookie) headers.set('cookie', cookie);
+  const fromUpgrade = req?.headers.authorization;
+  if (fromUpgrade) headers.set('authorization', fromUpgrade);
+  const params = connectionParams ?? {};
+  const fromParams = params.authorization ?? params.Authorization ?? (params.headers as Record<string, unknown> | undefined)?.authorization;
+  if (typeof fromParams === 'string') headers.set('authorization', fromParams);
+  else if (typeof params.token === 'string') headers.set('authorization', `Bearer ${params.token}`);
+  return headers;
+}
+
+export function createGraphQLServer({ deps, buildContext, plugins }: GraphQLServerOptions): YogaServerInstance<YogaServerContext, ServiceContext> {
+  const { env } = deps;
+  return createYoga<YogaServerContext, ServiceContext>({
+    schema,
+    graphqlEndpoint: '/graphql',
+    landingPage: false,
+    graphiql: { title: 'Perimeter GraphQL', subscriptionsProtocol: 'WS' },
+    maskedErrors: { maskError },
+    logging: {
+      debug: (...args) => deps.log.debug({ args }, 'yoga'),
+      info: (...args) => deps.log.info({ args }, 'yoga'),
+      warn: (...args) => deps.log.warn({ args }, 'yoga'),
+      error: (...args) => deps.log.error({ args }, 'yoga'),
+    },
+    context: async ({ request, req, connectionParams }) => {
+      const headers = connectionParams ? headersForSocket(connectionParams, req) : request.headers;
+      return buildContext(headers, req);
+    },
+    plugins: [
+      // Depth, alias, cost and token limits, checked at validation: before any resolver, over HTTP and websocket.
+      EnvelopArmorPlugin({
+        maxDepth: { n: env.GRAPHQL_MAX_DEPTH, ignoreIntrospection: true, exposeLimits: true },
+        maxAliases: { n: env.GRAPHQL_MAX_ALIASES, exposeLimits: true },
+        costLimit: { maxCost: env.GRAPHQL_MAX_COST, exposeLimits: true },
+        maxTokens: { n: 5000, exposeLimits: true },
+        maxDirectives: { n: 50, exposeLimits: true },
+        blockFieldSuggestion: { enabled: env.NODE_ENV === 'production' },
+      }),
+      ...plugins,
+    ],
+  });
+}
+
+/** graphql-ws on the same HTTP server and path, through yoga's own pipeline (plugins, limits, context). */
+export function attachWebSocket(server: Server, yoga: YogaServerInstance<YogaServerContext, ServiceContext>) {
+  const wss = new WebSocketServer({ server, path: '/graphql' });
+  type RootValue = { execute: (args: ExecutionArgs) => unknown; subscribe: (args: ExecutionArgs) => unknown };
+  const disposable = useServer(
+    {
+      execute: (args) => (args.rootValue as RootValue).execute(args) as never,
+      subscribe: (args) => (args.rootValue as RootValue).subscribe(args) as never,
+      onSubscribe: async (ctx, _id, params) => {
+        const { schema, execute, subscribe, contextFactory, parse, validate } = yoga.getEnveloped({
+          ...ctx,
+          req: ctx.extra.request,
+          socket: ctx.extra.socket,
+          connectionParams: ctx.connectionParams ?? {},
+          params,
+        });
+        const args = {
+          schema,
+          operationName: params.operationName,
+          document: parse(params.query),
+          variableValues: params.variables,
+          contextValue: await contextFactory(),
+          rootValue: { execute, subscribe },
+        };
+        const errors = validate(args.schema, args.document);
+        if (errors.length) return errors;
+        return args;
+      },
+    },
+    wss,
+  );
+  return { wss, dispose: () => disposable.dispose() };
+}

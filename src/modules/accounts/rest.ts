@@ -1,0 +1,54 @@
+import { z } from 'zod';
+import { procedure, router } from '../../rest/trpc.js';
+import { idParam } from '../../rest/schemas.js';
+import * as accounts from './service.js';
+import * as apiTokens from './api-tokens.js';
+import { apiTokenOutput, authResult, createApiTokenInput, createdApiTokenOutput, signInInput, signUpInput, viewerOutput } from './schemas.js';
+import { dateTime } from '../../rest/schemas.js';
+
+const tags = ['Accounts'];
+const tokenSchema = apiTokenOutput.extend({ createdAt: dateTime, lastUsedAt: dateTime.nullable(), expiresAt: dateTime.nullable(), revokedAt: dateTime.nullable() }).meta({ id: 'ApiToken' });
+
+export const accountsRest = router({
+  signUp: procedure
+    .meta({ openapi: { method: 'POST', path: '/api/auth/sign-up/email', tags, summary: 'Create an account; answers a bearer token', protect: false } })
+    .input(signUpInput)
+    .output(authResult)
+    .mutation(({ ctx, input }) => accounts.signUp(ctx.svc, input)),
+
+  signIn: procedure
+    .meta({ openapi: { method: 'POST', path: '/api/auth/sign-in/email', tags, summary: 'Sign in; answers a bearer token', protect: false } })
+    .input(signInInput)
+    .output(authResult)
+    .mutation(({ ctx, input }) => accounts.signIn(ctx.svc, input)),
+
+  signOut: procedure
+    .meta({ openapi: { method: 'POST', path: '/api/auth/sign-out', tags, summary: 'End the current session' } })
+    .input(z.object({}).strict().optional())
+    .output(z.object({ success: z.boolean() }))
+    .mutation(({ ctx }) => accounts.signOut(ctx.svc, ctx.headers)),
+
+  me: procedure
+    .meta({ openapi: { method: 'GET', path: '/api/users/me', tags, summary: 'The signed-in user' } })
+    .input(z.object({}).strict().optional())
+    .output(viewerOutput)
+    .query(({ ctx }) => accounts.getViewer(ctx.svc)),
+
+  createApiToken: procedure
+    .meta({ successStatus: 201, openapi: { method: 'POST', path: '/api/users/me/api-tokens', tags, summary: 'Create a personal API token (its secret is shown once)' } })
+    .input(createApiTokenInput)
+    .output(createdApiTokenOutput.extend({ apiToken: tokenSchema }))
+    .mutation(({ ctx, input }) => apiTokens.createApiToken(ctx.svc, input)),
+
+  listApiTokens: procedure
+    .meta({ openapi: { method: 'GET', path: '/api/users/me/api-tokens', tags, summary: 'List personal API tokens (never their secrets)' } })
+    .input(z.object({}).strict().optional())
+    .output(z.array(tokenSchema))
+    .query(({ ctx }) => apiTokens.listApiTokens(ctx.svc)),
+
+  revokeApiToken: procedure
+    .meta({ openapi: { method: 'DELETE', path: '/api/users/me/api-tokens/{id}', tags, summary: 'Revoke a personal API token' } })
+    .input(idParam)
+    .output(tokenSchema)
+    .mutation(({ ctx, input }) => apiTokens.revokeApiToken(ctx.svc, input.id)),
+});

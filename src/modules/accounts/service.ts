@@ -1,0 +1,95 @@
+import { APIError } from 'better-auth/api';
+import type { AppDeps, ServiceContext, Viewer } from '../../context.js';
+import { AppError, ConflictError, UnauthenticatedError, ValidationError } from '../../errors.js';
+import { requireViewer } from '../../auth/authz.js';
+import { validate } from '../../validate.js';
+import { signInInput, signUpInput, type SignInInput, type SignUpInput } from './schemas.js';
+import { verifyApiToken, isApiToken } from './api-tokens.js';
+
+export interface AuthResult {
+  token: string;
+  user: { id: string; name: string; email: string };
+}
+
+/** better-auth speaks in APIError; the rest of the app speaks in AppError. */
+function fromAuthError(error: unknown): never {
+  if (error instanceof APIError) {
+    const body = (error.body ?? {}) as { code?: string; message?: string };
+    const message = body.message ?? error.message;
+    if (body.code === 'USER_ALREADY_EXISTS' || body.code === 'USER_ALREADY_EXISTS_USE_ANOTHER_EMAIL') {
+      throw new ConflictError('An account with this email already exists');
+    }
+    if (error.statusCode === 401 || body.code === 'INVALID_EMAIL_OR_PASSWORD') throw new UnauthenticatedError('Invalid email or password');
+    if (error.statusCode === 400 || error.statusCode === 422) throw new ValidationError(message);
+    throw new AppError('BAD_REQUEST', message);
+  }
+  throw error;
+}
+
+function limitAttempt(ctx: ServiceContext, action: string): void {
+  ctx.deps.authLimiter.hit(`${action}:${ctx.clientIp}`);
+}
+
+function collectCookies(ctx: ServiceContext, headers: Headers | undefined): void {
+  const cookies = headers?.getSetCookie?.() ?? [];
+  for (const cookie of cookies) ctx.responseHeaders.append('set-cookie', cookie);
+}
+
+export async function signUp(ctx: ServiceContext, input: SignUpInput): Promise<AuthResult> {
+  limitAttempt(ctx, 'sign-up');
+  const body = validate(signUpInput, input);
+  try {
+    const { headers, response } = await ctx.deps.auth.api.signUpEmail({ body, returnHeaders: true });
+    if (!response.token) throw new AppError('INTERNAL', 'Sign-up did not create a session');
+    collectCookies(ctx, headers);
+    return { token: response.token, user: { id: response.user.id, name: response.user.name, email: response.user.email } };
+  } catch (error) {
+    fromAuthError(error);
+  }
+}
+
+export async function signIn(ctx: ServiceContext, input: SignInInput): Promise<AuthResult> {
+  limitAttempt(ctx, 'sign-in');
+  const body = validate(signInInput, input);
+  try {
+    const { headers, response } = await ctx.deps.auth.api.signInEmail({ body, returnHeaders: true });
+    collectCookies(ctx, headers);
+    return { token: response.token, user: { id: response.user.id, name: response.user.name, email: response.user.email } };
+  } catch (error) {
+    fromAuthError(error);
+  }
+}
+
+/** Ends the caller's session (a personal API token is revoked through its own endpoint instead). */
+export async function signOut(ctx: ServiceContext, headers: Headers): Promise<{ success: boolean }> {
+  requireViewer(ctx);
+  try {
+    await ctx.deps.auth.api.signOut({ headers });
+  } catch (error) {
+    fromAuthError(error);
+  }
+  return { success: true };
+}
+
+export function getViewer(ctx: ServiceContext): Viewer {
+  return requireViewer(ctx);
+}
+
+/** Who is calling: a personal API token or a session (bearer token or cookie). Null when neither is valid. */
+export async function resolveViewer(deps: AppDeps, headers: Headers): Promise<Viewer | null> {
+  const authorization = headers.get('authorization');
+  const bearer = authorization?.toLowerCase().startsWith('bearer ') ? authorization.slice(7).trim() : undefined;
+  if (bearer && isApiToken(bearer)) return verifyApiToken(deps, bearer);
+  if (!bearer && !headers.get('cookie')) return null;
+  const session = await deps.auth.api.getSession({ headers }).catch(() => null);
+  if (!session) return null;
+  const user = session.user as typeof session.user & { role?: string };
+  return {
+    id: user.id,
+    name: user.name,
+    email: user.email,
+    image: user.image ?? null,
+    role: user.role === 'admin' ? 'admin' : 'user',
+    via: 'session',
+  };
+}

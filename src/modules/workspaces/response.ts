@@ -1,0 +1,58 @@
+import type { Prisma } from '../../db.js';
+import type { WorkspaceRole } from '../../auth/permissions.js';
+
+/** What a WorkspaceResponse needs, in one query plan: members with their users, and both counts. */
+export const workspaceResponseInclude = {
+  members: { orderBy: { createdAt: 'asc' }, include: { user: { select: { id: true, name: true, image: true } } } },
+  _count: { select: { targets: true, members: true } },
+} satisfies Prisma.WorkspaceInclude;
+
+type WorkspaceRow = Prisma.WorkspaceGetPayload<{ include: typeof workspaceResponseInclude }>;
+
+export interface WorkspaceMemberResponse {
+  id: string;
+  role: WorkspaceRole;
+  user: { id: string; name: string; image: string | null };
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface WorkspaceResponse {
+  id: string;
+  name: string;
+  description: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+  archivedAt: Date | null;
+  isAssetsDiscovery: boolean;
+  isAutoEnableAssetAfterDiscovered: boolean;
+  ownerId: string;
+  targetCount: number;
+  memberCount: number;
+  role: WorkspaceRole;
+  workspaceMembers: WorkspaceMemberResponse[];
+}
+
+export function toMemberResponse(member: WorkspaceRow['members'][number]): WorkspaceMemberResponse {
+  return { id: member.id, role: member.role, user: member.user, createdAt: member.createdAt, updatedAt: member.updatedAt };
+}
+
+/** The seed's WorkspaceResponse (2.1), with `role` as the caller's. */
+export function toWorkspaceResponse(row: WorkspaceRow, viewerId: string): WorkspaceResponse {
+  const mine = row.members.find((member) => member.userId === viewerId);
+  return {
+    id: row.id,
+    name: row.name,
+    description: row.description,
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+    archivedAt: row.archivedAt,
+    isAssetsDiscovery: row.isAssetsDiscovery,
+    isAutoEnableAssetAfterDiscovered: row.isAutoEnableAssetAfterDiscovered,
+    ownerId: row.ownerId,
+    targetCount: row._count.targets,
+    memberCount: row._count.members,
+    role: mine?.role ?? 'member',
+    workspaceMembers: row.members.map(toMemberResponse),
+  };
+}

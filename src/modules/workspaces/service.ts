@@ -1,0 +1,151 @@
+import type { ServiceContext } from '../../context.js';
+import { NotFoundError } from '../../errors.js';
+import { assertCan, isUuid, requireViewer, visibleWorkspacesWhere } from '../../auth/authz.js';
+import type { Prisma } from '../../db.js';
+import { validate } from '../../validate.js';
+import { publishWorkspaceEvent } from './events.js';
+import {
+  createWorkspaceInput,
+  listWorkspacesInput,
+  setArchivedInput,
+  updateWorkspaceInput,
+  type CreateWorkspaceInput,
+  type ListWorkspacesInput,
+  type UpdateWorkspaceInput,
+} from './schemas.js';
+import { toWorkspaceResponse, workspaceResponseInclude, type WorkspaceResponse } from './response.js';
+
+export interface WorkspaceFilters {
+  search?: string;
+  isArchived?: boolean;
+}
+
+/** The visibility rule AND-ed with the list filters: shared by the REST page and the GraphQL connection. */
+export function workspaceListWhere(ctx: ServiceContext, filters: WorkspaceFilters): Prisma.WorkspaceWhereInput {
+  const viewer = requireViewer(ctx);
+  const and: Prisma.WorkspaceWhereInput[] = [visibleWorkspacesWhere(viewer)];
+  if (filters.search) {
+    and.push({
+      OR: [
+        { name: { contains: filters.search, mode: 'insensitive' } },
+        { description: { contains: filters.search, mode: 'insensitive' } },
+      ],
+    });
+  }
+  if (filters.isArchived !== undefined) and.push({ archivedAt: filters.isArchived ? { not: null } : null });
+  return { AND: and };
+}
+
+export interface Page<T> {
+  data: T[];
+  total: number;
+  page: number;
+  limit: number;
+  hasNextPage: boolean;
+  pageCount: number;
+}
+
+export function pageEnvelope<T>(data: T[], total: number, page: number, limit: number): Page<T> {
+  const pageCount = Math.ceil(total / limit);
+  return { data, total, page, limit, hasNextPage: page < pageCount, pageCount };
+}
+
+export async function listWorkspaces(ctx: ServiceContext, input: ListWorkspacesInput): Promise<Page<WorkspaceResponse>> {
+  const viewer = requireViewer(ctx);
+  const { search, page, limit, sortBy, sortOrder, isArchived } = validate(listWorkspacesInput, input);
+  const where = workspaceListWhere(ctx, { search, isArchived });
+  const direction = sortOrder === 'ASC' ? 'asc' : 'desc';
+  const [rows, total] = await Promise.all([
+    ctx.deps.prisma.workspace.findMany({
+      where,
+      orderBy: [{ [sortBy]: direction }, { id: direction }],
+      skip: (page - 1) * limit,
+      take: limit,
+      include: workspaceResponseInclude,
+    }),
+    ctx.deps.prisma.workspace.count({ where }),
+  ]);
+  return pageEnvelope(rows.map((row) => toWorkspaceResponse(row, viewer.id)), total, page, limit);
+}
+
+/** Pothos passes its own include/select in `query`; the service adds who may see what. */
+export async function findWorkspacesForConnection<Q extends object>(
+  ctx: ServiceContext,
+  filters: WorkspaceFilters,
+  orderBy: { field: 'createdAt' | 'updatedAt' | 'name'; direction: 'asc' | 'desc' },
+  query: Q,
+) {
+  return ctx.deps.prisma.workspace.findMany({
+    ...query,
+    where: workspaceListWhere(ctx, filters),
+    orderBy: [{ [orderBy.field]: orderBy.direction }, { id: orderBy.direction }],
+  });
+}
+
+export async function countWorkspaces(ctx: ServiceContext, filters: WorkspaceFilters): Promise<number> {
+  return ctx.deps.prisma.workspace.count({ where: workspaceListWhere(ctx, filters) });
+}
+
+export async function getWorkspace(ctx: ServiceContext, id: string): Promise<WorkspaceResponse> {
+  const viewer = requireViewer(ctx);
+  await assertCan(ctx, 'workspace:read', { workspaceId: id });
+  const row = await ctx.deps.prisma.workspace.findUnique({ where: { id }, include: workspaceResponseInclude });
+  if (!row) throw new NotFoundError('Workspace');
+  return toWorkspaceResponse(row, viewer.id);
+}
+
+export async function createWorkspace(ctx: ServiceContext, input: CreateWorkspaceInput): Promise<WorkspaceResponse> {
+  const viewer = requireViewer(ctx);
+  const data = validate(createWorkspaceInput, input);
+  const row = await ctx.deps.prisma.workspace.create({
+    data: { ...data, ownerId: viewer.id, members: { create: { userId: viewer.id, role: 'owner' } } },
+    include: workspaceResponseInclude,
+  });
+  await publishWorkspaceEvent(ctx, row.id, 'workspace.created', row.id);
+  return toWorkspaceResponse(row, viewer.id);
+}
+
+export async function updateWorkspace(ctx: ServiceContext, id: string, input: UpdateWorkspaceInput): Promise<WorkspaceResponse> {
+  const viewer = requireViewer(ctx);
+  const data = validate(updateWorkspaceInput, input);
+  await assertCan(ctx, 'workspace:update', { workspaceId: id });
+  const row = await ctx.deps.prisma.workspace.update({ where: { id }, data, include: workspaceResponseInclude });
+  await publishWorkspaceEvent(ctx, id, 'workspace.updated', id);
+  return toWorkspaceResponse(row, viewer.id);
+}
+
+export async function setWorkspaceArchived(ctx: ServiceContext, id: string, input: { isArchived: boolean }): Promise<WorkspaceResponse> {
+  const viewer = requireViewer(ctx);
+  const { isArchived } = validate(setArchivedInput, input);
+  await assertCan(ctx, 'workspace:archive', { workspaceId: id });
+  const current = await ctx.deps.prisma.workspace.findUniqueOrThrow({ where: { id }, select: { archivedAt: true } });
+  // Archiving an archived workspace keeps its original archival time.
+  const archivedAt = isArchived ? (current.archivedAt ?? new Date()) : null;
+  const row = await ctx.deps.prisma.workspace.update({ where: { id }, data: { archivedAt }, include: workspaceResponseInclude });
+  await publishWorkspaceEvent(ctx, id, isArchived ? 'workspace.archived' : 'workspace.unarchived', id);
+  return toWorkspaceResponse(row, viewer.id);
+}
+
+export async function deleteWorkspace(ctx: ServiceContext, id: string): Promise<{ id: string }> {
+  await assertCan(ctx, 'workspace:delete', { workspaceId: id });
+  await ctx.deps.prisma.workspace.delete({ where: { id } });
+  await publishWorkspaceEvent(ctx, id, 'workspace.deleted', id);
+  return { id };
+}
+
+/** The nil UUID is never generated: a malformed id then simply finds nothing. */
+const NIL_UUID = '00000000-0000-0000-0000-000000000000';
+
+/** node(id) lookups: a unique where that also carries the visibility rule. */
+export function visibleWorkspaceWhereUnique(ctx: ServiceContext, id: string): Prisma.WorkspaceWhereUniqueInput {
+  const viewer = requireViewer(ctx);
+  return { id: isUuid(id) ? id : NIL_UUID, AND: [visibleWorkspacesWhere(viewer)] };
+}
+
+/** For node(id) and workspace(id) on GraphQL: null when absent or not visible, never an error that leaks existence. */
+export async function findVisibleWorkspace<Q extends object>(ctx: ServiceContext, id: string, query: Q) {
+  const viewer = requireViewer(ctx);
+  if (!isUuid(id)) return null;
+  return ctx.deps.prisma.workspace.findFirst({ ...query, where: { id, ...visibleWorkspacesWhere(viewer) } });
+}
+

@@ -1,0 +1,44 @@
+import { createPubSub } from 'graphql-yoga';
+import { createRedisEventTarget } from '@graphql-yoga/redis-event-target';
+import { Redis } from 'ioredis';
+
+/**
+ * The one topic map. Payloads are small JSON objects (ids and changed fields): with Redis they cross
+ * process boundaries as JSON, and subscribers re-read what they show through the service layer.
+ */
+export interface WorkspaceEvent {
+  type: string;
+  workspaceId: string;
+  entityId: string;
+  at: string;
+}
+
+export type Topics = {
+  /** Anything that changes inside a workspace, for dashboards. Keyed by workspace id. */
+  'workspace:event': [workspaceId: string, payload: WorkspaceEvent];
+};
+
+export type PubSub = ReturnType<typeof createPubSub<Topics>>;
+
+export interface PubSubHandle {
+  pubsub: PubSub;
+  kind: 'memory' | 'redis';
+  close(): Promise<void>;
+}
+
+/** In-process by default; with a Redis URL every API instance and worker shares events. */
+export function createAppPubSub(redisUrl?: string): PubSubHandle {
+  if (!redisUrl) return { pubsub: createPubSub<Topics>(), kind: 'memory', close: async () => {} };
+  // Redis needs one connection to publish and a separate one in subscriber mode.
+  const publishClient = new Redis(redisUrl, { lazyConnect: false, maxRetriesPerRequest: 3 });
+  const subscribeClient = new Redis(redisUrl, { lazyConnect: false, maxRetriesPerRequest: 3 });
+  const eventTarget = createRedisEventTarget({ publishClient, subscribeClient });
+  return {
+    pubsub: createPubSub<Topics>({ eventTarget }),
+    kind: 'redis',
+    close: async () => {
+      publishClient.disconnect();
+      subscribeClient.disconnect();
+    },
+  };
+}

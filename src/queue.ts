@@ -1,0 +1,91 @@
+import PgBoss from 'pg-boss';
+import type { Logger } from './logger.js';
+import type { Database } from './db.js';
+
+/** Anything that can run SQL with positional parameters: the database itself or an open Prisma transaction. */
+export interface SqlRunner {
+  $queryRawUnsafe<T = unknown>(query: string, ...values: unknown[]): Promise<T>;
+}
+
+export interface QueueDefinition {
+  name: string;
+  /** A job not finished within this time is failed and retried: a killed worker's job comes back. */
+  expireInSeconds: number;
+  retryLimit: number;
+  retryDelay?: number;
+}
+
+export type JobHandler<T> = (data: T, job: { id: string; attempt: number }) => Promise<void>;
+
+/**
+ * The one durable job queue: pg-boss in the application's own database (PostgreSQL, or PGlite through
+ * its custom executor), so a job can be enqueued in the same transaction as the rows it refers to.
+ */
+export class JobQueue {
+  private readonly boss: PgBoss;
+  private started = false;
+  private readonly definitions = new Map<string, QueueDefinition>();
+
+  constructor(
+    private readonly db: Database,
+    private readonly log: Logger,
+  ) {
+    const options: PgBoss.ConstructorOptions =
+      db.kind === 'postgres'
+        ? { db: { executeSql: (text, values) => db.sql.query(text, values) }, schema: 'pgboss' }
+        : {
+            schema: 'pgboss',
+            db: {
+              // PGlite runs parameterless multi-statement scripts (pg-boss migrations) only through exec.
+              executeSql: async (text, values) =>
+                values?.length ? db.sql.query(text, values) : { rows: (await db.sql.exec(text)) as never[] },
+            },
+          };
+    this.boss = new PgBoss({ ...options, supervise: true, schedule: false });
+    this.boss.on('error', (error) => this.log.error({ err: error }, 'job queue error'));
+  }
+
+  define(definition: QueueDefinition): void {
+    this.definitions.set(definition.name, definition);
+  }
+
+  async start(): Promise<void> {
+    if (this.started) return;
+    await this.boss.start();
+    for (const definition of this.definitions.values()) {
+      await this.boss.createQueue(definition.name, {
+        expireInSeconds: definition.expireInSeconds,
+        retryLimit: definition.retryLimit,
+        retryDelay: definition.retryDelay ?? 1,
+      });
+    }
+    this.started = true;
+  }
+
+  /** Enqueues a job; with `tx` the job commits or rolls back together with that transaction. */
+  async send<T extends object>(name: string, data: T, options: PgBoss.SendOptions = {}, tx?: SqlRunner): Promise<string | null> {
+    if (!tx) return this.boss.send(name, data, options);
+    const executeSql = async (text: string, values: unknown[]) => ({ rows: await tx.$queryRawUnsafe<unknown[]>(text, ...values) });
+    return this.boss.send(name, data, { ...options, db: { executeSql } });
+  }
+
+  /** Starts `concurrency` pollers for the queue; each takes one job at a time. */
+  async work<T extends object>(name: string, concurrency: number, handler: JobHandler<T>): Promise<void> {
+    for (let i = 0; i < concurrency; i++) {
+      await this.boss.work<T>(name, { batchSize: 1, pollingIntervalSeconds: 0.5, includeMetadata: true }, async ([job]) => {
+        if (job) await handler(job.data, { id: job.id, attempt: job.retryCount });
+      });
+    }
+  }
+
+  async getJob(name: string, id: string) {
+    return this.boss.getJobById(name, id);
+  }
+
+  /** Waits for running handlers up to `timeoutMs`, then stops polling. */
+  async stop(timeoutMs: number): Promise<void> {
+    if (!this.started) return;
+    this.started = false;
+    await this.boss.stop({ graceful: true, wait: true, timeout: timeoutMs, close: false });
+  }
+}

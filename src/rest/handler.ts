@@ -1,0 +1,138 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createOpenApiNodeHttpHandler } from 'trpc-to-openapi';
+import type { ServiceContext } from '../context.js';
+import { AppError, errorBody, type ErrorBody } from '../errors.js';
+import { restRouter } from './router.js';
+import { REST_PREFIX } from './openapi.js';
+
+type Next = () => void;
+
+/** Success status per procedure path (e.g. 201 for creations), read once from the procedures' meta. */
+const successStatusByPath = new Map<string, number>();
+for (const [path, procedure] of Object.entries(restRouter._def.procedures)) {
+  const status = (procedure as unknown as { _def: { meta?: { successStatus?: number } } })._def.meta?.successStatus;
+  if (status) successStatusByPath.set(path, status);
+}
+
+export function sendError(res: ServerResponse, body: ErrorBody, headers: Record<string, string> = {}): void {
+  res.writeHead(body.statusCode, { 'content-type': 'application/json; charset=utf-8', ...headers });
+  res.end(JSON.stringify(body));
+}
+
+/**
+ * Reads a JSON body ourselves (any JSON content type, with or without charset) so that a body that is not
+ * JSON, or is too large, gets our error shape; the tRPC handler then takes `req.body` as it is.
+ */
+async function readJsonBody(req: IncomingMessage, limit: number): Promise<unknown> {
+  const declared = Number(req.headers['content-length'] ?? 0);
+  if (declared > limit) throw new AppError('PAYLOAD_TOO_LARGE', `The request body is larger than ${limit} bytes`);
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > limit) throw new AppError('PAYLOAD_TOO_LARGE', `The request body is larger than ${limit} bytes`);
+    chunks.push(chunk);
+  }
+  const text = Buffer.concat(chunks).toString('utf8');
+  if (text.trim() === '') return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new AppError('BAD_REQUEST', 'The request body is not valid JSON');
+  }
+}
+
+function hasBody(method: string | undefined): boolean {
+  return method === 'POST' || method === 'PUT' || method === 'PATCH' || method === 'DELETE';
+}
+
+export interface RestHandlerOptions {
+  bodyLimit: number;
+  buildContext: (req: IncomingMessage) => Promise<ServiceContext>;
+  /** Called for /api/v1/... paths no procedure serves (the auth library's own routes). */
+  fallback: (req: IncomingMessage, res: ServerResponse) => Promise<boolean>;
+}
+
+export function createRestHandler(options: RestHandlerOptions) {
+  const openApiHandler = createOpenApiNodeHttpHandler({
+    router: restRouter,
+    maxBodySize: options.bodyLimit,
+    createContext: async ({ req }) => {
+      const svc = (req as IncomingMessage & { svc: ServiceContext }).svc;
+      return { svc, headers: toHeaders(req) };
+    },
+    responseMeta: ({ paths, errors }) => {
+      if (errors.length || !paths?.[0]) return {};
+      return { status: successStatusByPath.get(paths[0]) ?? 200 };
+    },
+  });
+
+  return async function handleRest(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const originalUrl = req.url ?? '/';
+    try {
+      const contentType = req.headers['content-type'] ?? '';
+      if (hasBody(req.method) && req.headers['content-length'] !== '0' && (req.headers['transfer-encoding'] || Number(req.headers['content-length'] ?? 0) > 0)) {
+        if (!/^application\/([\w.+-]+\+)?json\b/i.test(contentType)) {
+          throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'Send the request body as application/json');
+        }
+        (req as IncomingMessage & { body?: unknown }).body = await readJsonBody(req, options.bodyLimit);
+      }
+      const svc = await options.buildContext(req);
+      (req as IncomingMessage & { svc: ServiceContext }).svc = svc;
+      interceptErrors(res, svc);
+      // trpc-to-openapi knows paths as /api/...; the /api/v1 prefix is ours.
+      req.url = originalUrl.slice(REST_PREFIX.length) || '/';
+      // The JSON body check above is ours; tell the handler the content is JSON whatever the charset.
+      if ((req as { body?: unknown }).body !== undefined || hasBody(req.method)) req.headers['content-type'] = 'application/json';
+      await openApiHandler(req, res, (async () => {
+        req.url = originalUrl;
+        if (!(await options.fallback(req, res))) sendError(res, errorBody(new AppError('NOT_FOUND', `No route ${req.method} ${originalUrl.split('?')[0]}`)));
+      }) as Next);
+    } catch (error) {
+      if (res.headersSent) return;
+      if (error instanceof AppError) sendError(res, errorBody(error));
+      else throw error;
+    }
+  };
+}
+
+function toHeaders(req: IncomingMessage): Headers {
+  const headers = new Headers();
+  for (const [key, value] of Object.entries(req.headers)) {
+    if (value === undefined) continue;
+    if (Array.isArray(value)) for (const v of value) headers.append(key, v);
+    else headers.set(key, value);
+  }
+  return headers;
+}
+
+export { toHeaders };
+
+/**
+ * trpc-to-openapi writes errors as `{...errorShape, message, code, issues}`; our errorFormatter put the
+ * real body under `app`. Rewrite the response just before it leaves, and apply headers services asked for.
+ */
+function interceptErrors(res: ServerResponse, svc: ServiceContext): void {
+  const end = res.end.bind(res) as (chunk?: unknown, ...rest: unknown[]) => ServerResponse;
+  res.end = ((chunk?: unknown, ...rest: unknown[]) => {
+    if (!res.headersSent) {
+      for (const [key, value] of svc.responseHeaders) {
+        if (key === 'set-cookie') res.setHeader('set-cookie', svc.responseHeaders.getSetCookie());
+        else res.setHeader(key, value);
+      }
+    }
+    if (res.statusCode >= 400 && typeof chunk === 'string' && !res.headersSent) {
+      try {
+        const parsed = JSON.parse(chunk) as { app?: ErrorBody };
+        if (parsed.app) {
+          res.statusCode = parsed.app.statusCode;
+          if (parsed.app.retryAfterSeconds) res.setHeader('retry-after', String(parsed.app.retryAfterSeconds));
+          chunk = JSON.stringify(parsed.app);
+        }
+      } catch {
+        // not ours: leave it
+      }
+    }
+    return end(chunk, ...rest);
+  }) as ServerResponse['end'];
+}

@@ -1,0 +1,34 @@
+import { z } from 'zod';
+
+/** Dates leave as ISO 8601 strings (JSON.stringify), documented as date-time. */
+export const dateTime = z.date().meta({ override: { type: 'string', format: 'date-time' } });
+
+export const uuidParam = z.string().uuid({ message: 'must be a UUID' });
+
+export const idParam = z.object({ id: uuidParam }).strict();
+
+export const errorSchema = z
+  .object({
+    statusCode: z.number().int(),
+    error: z.string(),
+    code: z.string(),
+    message: z.string(),
+    details: z.array(z.object({ field: z.string(), message: z.string() })).optional(),
+    retryAfterSeconds: z.number().int().optional(),
+  })
+  .meta({ id: 'Error', description: 'Every REST error has this shape.' });
+
+export function pageSchema<T extends z.ZodType>(item: T) {
+  return z.object({
+    data: z.array(item),
+    total: z.number().int(),
+    page: z.number().int(),
+    limit: z.number().int(),
+    hasNextPage: z.boolean(),
+    pageCount: z.number().int(),
+  });
+}
+
+export const emptyInput = z.object({}).strict().optional();
+export const successOutput = z.object({ success: z.boolean() });
+export const idOutput = z.object({ id: z.string() });
