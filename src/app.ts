@@ -93,6 +93,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   const rest = createRestHandler({
     bodyLimit: env.BODY_LIMIT_BYTES,
     buildContext: (req) => buildContext(toHeaders(req), req),
+    onUnexpectedError: (error, procedurePath) => log.error({ err: error, procedure: procedurePath }, 'REST procedure failed'),
     // The auth library's remaining routes (get-session, sign-out with cookies, …) live under its base path.
     fallback: async (req, res) => {
       if (!req.url?.startsWith(`${AUTH_BASE_PATH}/`)) return false;

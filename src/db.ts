@@ -6,6 +6,7 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
 import { PrismaClient } from '../prisma/generated/prisma/client.js';
 import { applyMigrations, pgExecutor, pgliteExecutor, type SqlExecutor } from './db/migrations.js';
+import { serializePGlite } from './db/pglite-serial.js';
 
 export { PrismaClient };
 export type { Prisma } from '../prisma/generated/prisma/client.js';
@@ -52,9 +53,10 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     };
   }
   if (options.pgliteDir) mkdirSync(options.pgliteDir, { recursive: true });
-  const pglite = options.pgliteTemplate
+  const raw = options.pgliteTemplate
     ? await PGlite.create({ loadDataDir: options.pgliteTemplate })
     : await PGlite.create(options.pgliteDir ? join(options.pgliteDir) : undefined);
+  const pglite = serializePGlite(raw);
   const prisma = new PrismaClient({ adapter: new PrismaPGlite(pglite), log });
   const sql = pgliteExecutor(pglite);
   return {
@@ -67,7 +69,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
       await prisma.$disconnect();
       // PGlite.close() resets process.exitCode; keep whatever the process meant to exit with.
       const exitCode = process.exitCode;
-      await pglite.close();
+      await raw.close();
       process.exitCode = exitCode;
     },
   };

@@ -37,8 +37,17 @@ export class JobQueue {
             schema: 'pgboss',
             db: {
               // PGlite runs parameterless multi-statement scripts (pg-boss migrations) only through exec.
-              executeSql: async (text, values) =>
-                values?.length ? db.sql.query(text, values) : { rows: (await db.sql.exec(text)) as never[] },
+              executeSql: async (text, values) => {
+                if (values?.length) return db.sql.query(text, values);
+                try {
+                  const results = (await db.sql.exec(text)) as { rows: unknown[] }[];
+                  return { rows: results.flatMap((result) => result.rows) };
+                } catch (error) {
+                  // A failed BEGIN…COMMIT script would leave the one PGlite session inside an aborted transaction.
+                  await db.sql.exec('ROLLBACK').catch(() => undefined);
+                  throw error;
+                }
+              },
             },
           };
     this.boss = new PgBoss({ ...options, supervise: true, schedule: false });

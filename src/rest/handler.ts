@@ -4,6 +4,7 @@ import type { ServiceContext } from '../context.js';
 import { AppError, errorBody, type ErrorBody } from '../errors.js';
 import { restRouter } from './router.js';
 import { REST_PREFIX } from './openapi.js';
+import { toErrorBody } from './error-body.js';
 
 type Next = () => void;
 
@@ -51,6 +52,8 @@ export interface RestHandlerOptions {
   buildContext: (req: IncomingMessage) => Promise<ServiceContext>;
   /** Called for /api/v1/... paths no procedure serves (the auth library's own routes). */
   fallback: (req: IncomingMessage, res: ServerResponse) => Promise<boolean>;
+  /** Unexpected failures (masked as 500 for the client) are logged here with their cause. */
+  onUnexpectedError: (error: unknown, procedurePath: string | undefined) => void;
 }
 
 export function createRestHandler(options: RestHandlerOptions) {
@@ -60,6 +63,9 @@ export function createRestHandler(options: RestHandlerOptions) {
     createContext: async ({ req }) => {
       const svc = (req as IncomingMessage & { svc: ServiceContext }).svc;
       return { svc, headers: toHeaders(req) };
+    },
+    onError: ({ error, path }) => {
+      if (toErrorBody(error).statusCode >= 500) options.onUnexpectedError(error.cause ?? error, path);
     },
     responseMeta: ({ paths, errors }) => {
       if (errors.length || !paths?.[0]) return {};
