@@ -20,10 +20,13 @@ export const builder = new SchemaBuilder<{
     DateTime: { Input: Date; Output: Date };
     JSON: { Input: unknown; Output: unknown };
   };
+  DefaultFieldNullability: false;
   DefaultEdgesNullability: false;
   DefaultNodeNullability: false;
 }>({
   plugins: [ScopeAuthPlugin, ErrorsPlugin, PrismaPlugin, RelayPlugin, DataloaderPlugin],
+  // Fields are non-null unless they say otherwise: clients get precise types.
+  defaultFieldNullability: false,
   scopeAuth: {
     authScopes: async (ctx) => ({ signedIn: ctx.viewer !== null, admin: ctx.viewer?.role === 'admin' }),
     unauthorizedError: () => new UnauthenticatedError(),

@@ -85,25 +85,29 @@ function withoutNulls<T extends Record<string, unknown>>(input: T, nullable: str
 }
 
 builder.queryFields((t) => ({
-  workspaces: t.prismaConnection({
-    type: 'Workspace',
-    cursor: 'id',
-    authScopes: { signedIn: true },
-    description: 'The workspaces the caller belongs to.',
-    args: {
-      search: t.arg.string({ description: 'Matches name and description, case-insensitive.' }),
-      isArchived: t.arg.boolean({ description: 'Absent lists both.' }),
-      orderBy: t.arg({ type: WorkspaceOrder }),
+  workspaces: t.prismaConnection(
+    {
+      type: 'Workspace',
+      cursor: 'id',
+      authScopes: { signedIn: true },
+      description: 'The workspaces the caller belongs to.',
+      args: {
+        search: t.arg.string({ description: 'Matches name and description, case-insensitive.' }),
+        isArchived: t.arg.boolean({ description: 'Absent lists both.' }),
+        orderBy: t.arg({ type: WorkspaceOrder }),
+      },
+      totalCount: (_parent, args, ctx) => workspaces.countWorkspaces(ctx, { search: args.search ?? undefined, isArchived: args.isArchived ?? undefined }),
+      resolve: (query, _parent, args, ctx) =>
+        workspaces.findWorkspacesForConnection(
+          ctx,
+          { search: args.search ?? undefined, isArchived: args.isArchived ?? undefined },
+          { field: args.orderBy?.field ?? 'createdAt', direction: args.orderBy?.direction === 'ASC' ? 'asc' : 'desc' },
+          query,
+        ),
     },
-    totalCount: (_parent, args, ctx) => workspaces.countWorkspaces(ctx, { search: args.search ?? undefined, isArchived: args.isArchived ?? undefined }),
-    resolve: (query, _parent, args, ctx) =>
-      workspaces.findWorkspacesForConnection(
-        ctx,
-        { search: args.search ?? undefined, isArchived: args.isArchived ?? undefined },
-        { field: args.orderBy?.field ?? 'createdAt', direction: args.orderBy?.direction === 'ASC' ? 'asc' : 'desc' },
-        query,
-      ),
-  }),
+    { name: 'WorkspaceConnection' },
+    { name: 'WorkspaceEdge' },
+  ),
   workspace: t.prismaField({
     type: 'Workspace',
     nullable: true,
