@@ -1,0 +1,36 @@
+/**
+ * Native engine for nuclei-compatible HTTP templates.
+ *
+ *   const { template, errors, warnings } = parseTemplate(yamlText);
+ *   const sender = createNodeHttpSender({ lookup: guard.guardedLookup });
+ *   const results = await runTemplates([template], { baseUrl: 'https://example.com' }, { send: sender, cluster: true });
+ */
+export { parseTemplate, TARGET_VARIABLES } from './parse.js';
+export { runTemplates, runTemplatesDetailed, createRunStats } from './engine.js';
+export { createNodeHttpSender, type NodeHttpSender, type NodeHttpSenderOptions } from './http-sender.js';
+export {
+  parseDsl,
+  evaluateDsl,
+  evaluateExpression,
+  renderMarkers,
+  findMarkers,
+  scopeOf,
+  dslToString,
+  isKnownFunction,
+  knownFunctionNames,
+  DslEvalError,
+  DslSyntaxError,
+  type DslNode,
+  type DslScope,
+  type DslValue,
+  type DslRecord,
+  type ParsedDsl,
+  type RenderResult,
+} from './dsl.js';
+export { compareVersions, parseVersion } from './versions.js';
+export { murmur3x86_32, mmh3Signed } from './mmh3.js';
+export { decodeBytes, decodeBody, encodeString, byteLength } from './bytes.js';
+export { compileGoRegex, translateGoRegex } from './goregex.js';
+export { compileJq, runJq } from './jq.js';
+export type * from './types.js';
+export { SEVERITIES } from './types.js';

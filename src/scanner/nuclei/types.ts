@@ -1,0 +1,296 @@
+/**
+ * Types shared by the native nuclei-compatible HTTP template engine.
+ *
+ * The engine is a pure library: it parses nuclei YAML templates (`parse.ts`), evaluates the nuclei DSL
+ * (`dsl.ts`) and runs HTTP requests through an injected `HttpSender` (`engine.ts`). Nothing here touches
+ * a database or the network by itself.
+ */
+import type { DslNode } from './dsl.js';
+import type { JqProgram } from './jq.js';
+
+export type Severity = 'info' | 'low' | 'medium' | 'high' | 'critical' | 'unknown';
+
+export const SEVERITIES: readonly Severity[] = ['info', 'low', 'medium', 'high', 'critical', 'unknown'];
+
+/** A problem found in a template. `path` uses nuclei's field names, e.g. `http[0].matchers[1].type`. */
+export interface TemplateIssue {
+  message: string;
+  path: string;
+  /** 1-based line in the template text, when the position is known. */
+  line?: number;
+  /** 1-based column in the template text, when the position is known. */
+  column?: number;
+}
+
+export interface TemplateClassification {
+  cveId?: string[];
+  cweId?: string[];
+  cvssMetrics?: string;
+  cvssScore?: number;
+  epssScore?: number;
+  cpe?: string;
+}
+
+export interface TemplateInfo {
+  name: string;
+  author: string[];
+  severity: Severity;
+  description?: string;
+  remediation?: string;
+  reference: string[];
+  tags: string[];
+  classification: TemplateClassification;
+  metadata: Record<string, unknown>;
+}
+
+export type Condition = 'and' | 'or';
+
+export type MatcherType = 'word' | 'regex' | 'status' | 'size' | 'dsl' | 'binary' | 'xpath';
+
+/** A DSL expression compiled at parse time. `ast` is absent when it could not be compiled. */
+export interface CompiledDsl {
+  source: string;
+  ast?: DslNode;
+  /** Set when the expression contains `{{...}}` markers that must be rendered before evaluation. */
+  hasMarkers: boolean;
+}
+
+export interface Matcher {
+  /** Position in the template, e.g. `http[0].matchers[1]`. */
+  path: string;
+  index: number;
+  type: MatcherType;
+  /** Part of the response the matcher looks at; defaults to `body`. */
+  part: string;
+  condition: Condition;
+  negative: boolean;
+  caseInsensitive: boolean;
+  name?: string;
+  internal: boolean;
+  matchAll: boolean;
+  words: string[];
+  /** Compiled (Go RE2 syntax translated to JS) regexes, same order as the template. */
+  regex: RegExp[];
+  regexSource: string[];
+  status: number[];
+  size: number[];
+  dsl: CompiledDsl[];
+  /** Decoded `binary` needles (bytes). */
+  binary: Uint8Array[];
+  /**
+   * When set the matcher cannot be evaluated faithfully (unsupported feature, untranslatable regex, unknown
+   * DSL function...). The whole request block is then treated as NOT matching; a warning was emitted at parse time.
+   */
+  unsupported?: string;
+}
+
+export type ExtractorType = 'regex' | 'kval' | 'json' | 'xpath' | 'dsl';
+
+export interface Extractor {
+  path: string;
+  index: number;
+  type: ExtractorType;
+  name?: string;
+  part: string;
+  internal: boolean;
+  group: number;
+  caseInsensitive: boolean;
+  regex: RegExp[];
+  regexSource: string[];
+  kval: string[];
+  json: JqProgram[];
+  jsonSource: string[];
+  dsl: CompiledDsl[];
+  /** When set the extractor is skipped at run time (a warning was emitted at parse time). */
+  unsupported?: string;
+}
+
+export type HttpMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'DELETE' | 'CONNECT' | 'OPTIONS' | 'TRACE' | 'PATCH' | 'PURGE' | 'DEBUG';
+
+export interface HttpRequestBlock {
+  /** e.g. `http[0]` (or `requests[0]` for the legacy key). */
+  path: string;
+  index: number;
+  /** Optional block id (`id:`); earlier block values are exposed to later blocks as `<id>_<name>`. */
+  id?: string;
+  method: string;
+  /** `path:` entries (usually starting with `{{BaseURL}}`). */
+  paths: string[];
+  /** `raw:` entries (full HTTP requests). When non-empty they are used instead of `paths`. */
+  raw: string[];
+  headers: Record<string, string>;
+  body?: string;
+  redirects: boolean;
+  hostRedirects: boolean;
+  maxRedirects: number;
+  stopAtFirstMatch: boolean;
+  matchersCondition: Condition;
+  matchers: Matcher[];
+  extractors: Extractor[];
+  /** True when matchers/extractors reference indexed variables like `status_code_1` (nuclei's req-condition). */
+  reqCondition: boolean;
+  disableCookie: boolean;
+  disablePathAutomerge: boolean;
+  skipVariablesCheck: boolean;
+  /** Max bytes of response body to read (nuclei `max-size`). */
+  maxSize?: number;
+  /** When set the block is not sent at all (unsupported attack mode etc.); a warning was emitted. */
+  skip?: string;
+}
+
+export interface NucleiTemplate {
+  id: string;
+  info: TemplateInfo;
+  /** Template `variables`, in declaration order. Values may contain `{{...}}` DSL markers. */
+  variables: Array<[string, string]>;
+  /** Template `constants` (plain values, no evaluation). */
+  constants: Record<string, string>;
+  requests: HttpRequestBlock[];
+  /** Key used in the YAML for the http blocks (`http` or legacy `requests`). */
+  protocolKey: 'http' | 'requests';
+  /** Top-level `stop-at-first-match`: stop running further request blocks once one matched. */
+  stopAtFirstMatch: boolean;
+  /** When set the whole template is not run (e.g. a `flow:` the engine cannot execute). */
+  skip?: string;
+  /** Warnings emitted while parsing (same list as returned by parseTemplate). */
+  warnings: TemplateIssue[];
+}
+
+export interface ParseResult {
+  template?: NucleiTemplate;
+  errors: TemplateIssue[];
+  warnings: TemplateIssue[];
+}
+
+/* ------------------------------------------------------------------------------------------------------------ */
+/* HTTP sender                                                                                                  */
+/* ------------------------------------------------------------------------------------------------------------ */
+
+export interface HttpSendRequest {
+  method: string;
+  url: string;
+  /** Header name → value, in the order they should be sent. A `Host` header overrides the URL authority. */
+  headers: Record<string, string>;
+  /** Request body. Strings are sent as UTF-8, except U+DC80..U+DCFF which stand for raw bytes (see bytes.ts). */
+  body?: string;
+  followRedirects: boolean;
+  maxRedirects: number;
+  /** Only follow redirects that stay on the same host (nuclei `host-redirects`). */
+  sameHostRedirectsOnly?: boolean;
+  timeoutMs: number;
+  /** Optional per-request cap on the body size, lower than the sender's own. */
+  maxBodyBytes?: number;
+  signal?: AbortSignal;
+}
+
+export interface HttpSendResponse {
+  status: number;
+  statusText?: string;
+  httpVersion?: string;
+  /** Response headers; node-style lowercase names are fine. Repeated headers as arrays. */
+  headers: Record<string, string | string[]>;
+  /**
+   * Header lines as received (name, value), used to render `all_headers`. Optional: when missing the engine
+   * renders `headers` instead.
+   */
+  rawHeaders?: Array<[string, string]>;
+  /**
+   * Decoded body, bounded. Bytes that are not valid UTF-8 must be mapped to U+DC80+byte (Python's
+   * "surrogateescape") so binary bodies survive; `decodeBody()` in bytes.ts does this.
+   */
+  body: string;
+  bodyTruncated?: boolean;
+  durationMs: number;
+  /** The request as sent (request line, headers, body), bounded. */
+  rawRequest: string;
+  /** The response as received (status line, headers, body), bounded. */
+  rawResponse: string;
+  /** URL of the last response after redirects. */
+  finalUrl: string;
+}
+
+export type HttpSender = (req: HttpSendRequest) => Promise<HttpSendResponse>;
+
+/* ------------------------------------------------------------------------------------------------------------ */
+/* Engine                                                                                                       */
+/* ------------------------------------------------------------------------------------------------------------ */
+
+export interface ScanTarget {
+  baseUrl: string;
+}
+
+export interface RunDeps {
+  send: HttpSender;
+  /** Send identical requests (method, URL, headers, body, redirect settings) only once per host. Default false. */
+  cluster?: boolean;
+  /** Upper bound of requests a single template may issue (sent or served from the cluster cache). Default 100. */
+  maxRequestsPerTemplate?: number;
+  /** Per-request timeout. Default 10 000 ms. */
+  timeoutMs?: number;
+  /** Templates run concurrently. Default 4. */
+  concurrency?: number;
+  /** User-Agent added when a request has none. */
+  userAgent?: string;
+  /**
+   * Allow template requests whose URL points to another host/port than the target (e.g. an absolute URL in `path`).
+   * Default false: such requests are skipped with a warning. Redirects are governed by the sender (scope guard).
+   */
+  allowOffTargetRequests?: boolean;
+  /** Mutable counters; pass your own object to read them after the run. */
+  stats?: RunStats;
+  /** Receives run-time warnings (skipped requests, unsupported matchers, send errors...). */
+  onWarning?: (warning: RunWarning) => void;
+  /** Abort the run. */
+  signal?: AbortSignal;
+}
+
+export interface RunStats {
+  /** Requests actually handed to the sender. */
+  requestsSent: number;
+  /** Requests answered from the cluster cache instead of being sent. */
+  requestsSaved: number;
+  /** Requests that failed (network error, timeout, refused by the scope guard...). */
+  requestsFailed: number;
+  templatesRun: number;
+  templatesSkipped: number;
+}
+
+export interface RunWarning {
+  templateId: string;
+  path?: string;
+  message: string;
+}
+
+export interface TemplateResult {
+  templateId: string;
+  templateName: string;
+  severity: Severity;
+  /** Set when the finding comes from a named matcher (matchers-condition: or). */
+  matcherName?: string;
+  /** Set when the finding comes from a named extractor of a template whose matchers did not name the result. */
+  extractorName?: string;
+  extractedResults: string[];
+  /** URL of the request that produced the finding. */
+  matchedUrl: string;
+  /** Excerpt of the raw request. */
+  request: string;
+  /** Excerpt of the raw response. */
+  response: string;
+  classification: {
+    cveId?: string[];
+    cweId?: string[];
+    cvssMetrics?: string;
+    cvssScore?: number;
+  };
+  remediation?: string;
+  description?: string;
+  reference?: string[];
+  tags?: string[];
+  author?: string[];
+}
+
+export interface RunOutput {
+  results: TemplateResult[];
+  warnings: RunWarning[];
+  stats: RunStats;
+}
