@@ -3,14 +3,12 @@ import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { toNodeHandler } from 'better-auth/node';
 import type { Env } from './env.js';
-import { createLogger, type Logger } from './logger.js';
-import { openDatabase, type Database } from './db.js';
-import { createAppPubSub } from './pubsub.js';
-import { JobQueue } from './queue.js';
-import { createAuth, AUTH_BASE_PATH } from './auth/better-auth.js';
-import { resolveAuthSecret } from './auth/secret.js';
-import { AttemptLimiter } from './auth/rate-limit.js';
+import type { Logger } from './logger.js';
+import type { Database } from './db.js';
+import { AUTH_BASE_PATH } from './auth/better-auth.js';
 import { createServiceContext, type AppDeps, type ServiceContext } from './context.js';
+import { createRuntime } from './runtime.js';
+import { startWorkers } from './workers.js';
 import { resolveViewer } from './modules/accounts/service.js';
 import { createGraphQLServer, attachWebSocket } from './graphql/server.js';
 import { createRestHandler, sendError, toHeaders } from './rest/handler.js';
@@ -23,6 +21,11 @@ export interface AppOptions {
   env: Env;
   /** An already-open database (tests pass a PGlite loaded from a migrated template). */
   database?: Database;
+  /**
+   * Whether stop() closes the database (default true). False when the database is shared with another
+   * app in the same process (tests running two instances on one database), whose owner closes it.
+   */
+  ownsDatabase?: boolean;
   log?: Logger;
 }
 
@@ -54,29 +57,10 @@ function sendJson(res: ServerResponse, status: number, body: unknown): void {
 /** Builds the whole service: database (migrated), auth, pub/sub, job queue, and the three front doors. */
 export async function createApp(options: AppOptions): Promise<App> {
   const { env } = options;
-  const log = options.log ?? createLogger(env.LOG_LEVEL);
-  const db = options.database ?? (await openDatabase({ url: env.DATABASE_URL, pgliteDir: `${env.dataDir}/pglite` }));
-  const applied = await db.migrate();
-  if (applied.length) log.info({ applied }, 'migrations applied');
-
-  const pubsubHandle = createAppPubSub(env.REDIS_URL);
-  const queue = new JobQueue(db, log);
-  await queue.start();
-  const auth = createAuth({
-    prisma: db.prisma,
-    secret: resolveAuthSecret(env, log),
-    baseURL: env.PUBLIC_URL ?? `http://localhost:${env.PORT}`,
-  });
-  const deps: AppDeps = {
-    env,
-    log,
-    db,
-    prisma: db.prisma,
-    auth,
-    pubsub: pubsubHandle.pubsub,
-    queue,
-    authLimiter: new AttemptLimiter(env.AUTH_RATE_LIMIT_MAX, env.AUTH_RATE_LIMIT_WINDOW_SECONDS * 1000),
-  };
+  const runtime = await createRuntime(options);
+  const { deps } = runtime;
+  const { log, db } = deps;
+  if (env.WORKERS) await startWorkers(deps);
   const metrics = createMetrics(db);
 
   async function buildContext(headers: Headers, req?: IncomingMessage): Promise<ServiceContext> {
@@ -89,7 +73,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   }
 
   const yoga = createGraphQLServer({ deps, buildContext, plugins: [metrics.graphqlPlugin] });
-  const authHandler = toNodeHandler(auth);
+  const authHandler = toNodeHandler(deps.auth);
   const rest = createRestHandler({
     bodyLimit: env.BODY_LIMIT_BYTES,
     buildContext: (req) => buildContext(toHeaders(req), req),
@@ -136,8 +120,12 @@ export async function createApp(options: AppOptions): Promise<App> {
     req.headers['x-request-id'] = requestId;
     res.setHeader('x-request-id', requestId);
     if (shuttingDown) res.setHeader('connection', 'close');
+    inFlight.add(res);
+    res.once('close', () => inFlight.delete(res));
     const path = (req.url ?? '/').split('?')[0] ?? '/';
     res.on('finish', () => {
+      // A response that started before shutdown leaves a keep-alive connection: close it now it is idle.
+      if (shuttingDown) setImmediate(() => server.closeIdleConnections());
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       metrics.observe(req.method ?? 'GET', path, res.statusCode, seconds);
       log.info({ reqId: requestId, method: req.method, path, status: res.statusCode, ms: Math.round(seconds * 1e4) / 10 }, 'request');
@@ -149,6 +137,8 @@ export async function createApp(options: AppOptions): Promise<App> {
     });
   };
 
+  /** Responses not yet finished: at shutdown they are told to close their connection. */
+  const inFlight = new Set<ServerResponse>();
   const server = createServer(handle);
   const socket = attachWebSocket(server, yoga);
 
@@ -156,19 +146,23 @@ export async function createApp(options: AppOptions): Promise<App> {
   async function stop(): Promise<void> {
     stopping ??= (async () => {
       shuttingDown = true;
-      const force = setTimeout(() => server.closeAllConnections(), env.SHUTDOWN_TIMEOUT_MS);
+      // Past the bound, cut whatever is left: requests still running, and websockets whose client never
+      // answered the close frame (the ws library would otherwise wait 30 s for it).
+      const force = setTimeout(() => {
+        for (const client of socket.wss.clients) client.terminate();
+        server.closeAllConnections();
+      }, env.SHUTDOWN_TIMEOUT_MS);
       force.unref();
+      // Stop accepting connections first. Requests in flight finish, on a connection marked to close
+      // (a keep-alive connection would otherwise hold server.close() open for keepAliveTimeout).
+      const closed = new Promise<void>((resolve) => (server.listening ? server.close(() => resolve()) : resolve()));
+      for (const res of inFlight) if (!res.headersSent) res.setHeader('connection', 'close');
+      server.closeIdleConnections();
       // 1001 Going Away: clients know to reconnect elsewhere.
       for (const client of socket.wss.clients) client.close(1001, 'Server shutting down');
       await socket.dispose();
-      await new Promise<void>((resolve) => {
-        if (!server.listening) return resolve();
-        server.close(() => resolve());
-        server.closeIdleConnections();
-      });
-      await queue.stop(env.SHUTDOWN_TIMEOUT_MS);
-      await pubsubHandle.close();
-      await db.close();
+      await closed;
+      await runtime.close();
       clearTimeout(force);
     })();
     return stopping;

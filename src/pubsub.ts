@@ -13,7 +13,17 @@ export interface WorkspaceEvent {
   at: string;
 }
 
+export interface ScanUpdate {
+  scanId: string;
+  workspaceId: string;
+  status: string;
+  stepsDone: number;
+  stepsTotal: number;
+}
+
 export type Topics = {
+  /** Every change of one scan's status, progress or counters. Keyed by scan id. */
+  'scan:updated': [scanId: string, payload: ScanUpdate];
   /** Anything that changes inside a workspace, for dashboards. Keyed by workspace id. */
   'workspace:event': [workspaceId: string, payload: WorkspaceEvent];
 };

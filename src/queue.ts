@@ -13,6 +13,13 @@ export interface QueueDefinition {
   expireInSeconds: number;
   retryLimit: number;
   retryDelay?: number;
+  /** Where a job goes once its retries are spent (define that queue first). */
+  deadLetter?: string;
+}
+
+export interface JobQueueOptions {
+  /** How often expired jobs (a killed worker's) are noticed and put back for retry. */
+  superviseSeconds?: number;
 }
 
 export type JobHandler<T> = (data: T, job: { id: string; attempt: number }) => Promise<void>;
@@ -29,8 +36,9 @@ export class JobQueue {
   constructor(
     private readonly db: Database,
     private readonly log: Logger,
+    options: JobQueueOptions = {},
   ) {
-    const options: PgBoss.ConstructorOptions =
+    const connection: PgBoss.ConstructorOptions =
       db.kind === 'postgres'
         ? { db: { executeSql: (text, values) => db.sql.query(text, values) }, schema: 'pgboss' }
         : {
@@ -50,7 +58,14 @@ export class JobQueue {
               },
             },
           };
-    this.boss = new PgBoss({ ...options, supervise: true, schedule: false });
+    const superviseSeconds = options.superviseSeconds ?? 30;
+    this.boss = new PgBoss({
+      ...connection,
+      supervise: true,
+      schedule: false,
+      superviseIntervalSeconds: superviseSeconds,
+      monitorIntervalSeconds: superviseSeconds,
+    });
     this.boss.on('error', (error) => this.log.error({ err: error }, 'job queue error'));
   }
 
@@ -62,11 +77,15 @@ export class JobQueue {
     if (this.started) return;
     await this.boss.start();
     for (const definition of this.definitions.values()) {
-      await this.boss.createQueue(definition.name, {
+      const settings = {
         expireInSeconds: definition.expireInSeconds,
         retryLimit: definition.retryLimit,
         retryDelay: definition.retryDelay ?? 1,
-      });
+        ...(definition.deadLetter ? { deadLetter: definition.deadLetter } : {}),
+      };
+      // createQueue keeps an existing queue as it was; updateQueue applies today's configuration.
+      await this.boss.createQueue(definition.name, { ...settings });
+      await this.boss.updateQueue(definition.name, { ...settings });
     }
     this.started = true;
   }

@@ -1,0 +1,113 @@
+import type { Prisma } from '../../db.js';
+import {
+  certificateAssetKey,
+  hostAssetKey,
+  serviceAssetKey,
+  webAssetKey,
+  type CertificateObservation,
+  type HostObservation,
+  type ServiceObservation,
+  type WebObservation,
+} from '../../scanner/index.js';
+
+type Tx = Prisma.TransactionClient;
+type AssetKindName = 'host' | 'service' | 'web' | 'certificate';
+
+/** Who is writing: the scan (or tool) that saw these things, and when. */
+export interface IngestScope {
+  workspaceId: string;
+  targetId: string | null;
+  scanId: string | null;
+  /** The workspace setting isAutoEnableAssetAfterDiscovered, for assets seen for the first time. */
+  autoEnable: boolean;
+  now: Date;
+}
+
+export interface AssetInput {
+  kind: AssetKindName;
+  key: string;
+  value: string;
+  data: Prisma.InputJsonValue;
+  parentKey?: string;
+}
+
+export interface IngestedAssets {
+  created: { id: string; kind: AssetKindName; key: string }[];
+  idByKey: Map<string, string>;
+}
+
+/** Observations from the scan engine as inventory rows (natural keys from the engine's asset-keys). */
+export function assetFromObservation(observation: HostObservation | ServiceObservation | WebObservation | CertificateObservation): AssetInput {
+  switch (observation.kind) {
+    case 'host': {
+      const { kind: _kind, ...data } = observation;
+      return { kind: 'host', key: hostAssetKey(observation), value: observation.host, data: data as unknown as Prisma.InputJsonValue };
+    }
+    case 'service': {
+      const { kind: _kind, ...data } = observation;
+      return {
+        kind: 'service',
+        key: serviceAssetKey(observation),
+        value: `${observation.address.includes(':') ? `[${observation.address}]` : observation.address}:${observation.port}`,
+        data: data as unknown as Prisma.InputJsonValue,
+        parentKey: hostAssetKey({ host: observation.host ?? observation.address }),
+      };
+    }
+    case 'web': {
+      const { kind: _kind, ...data } = observation;
+      return {
+        kind: 'web',
+        key: webAssetKey(observation),
+        value: observation.url,
+        data: data as unknown as Prisma.InputJsonValue,
+        parentKey: serviceAssetKey({ address: observation.address, port: observation.port, transport: 'tcp' }),
+      };
+    }
+    case 'certificate': {
+      const { kind: _kind, ...data } = observation;
+      return {
+        kind: 'certificate',
+        key: certificateAssetKey(observation),
+        value: observation.subjectCN ?? observation.subject,
+        data: data as unknown as Prisma.InputJsonValue,
+        parentKey: serviceAssetKey({ address: observation.address, port: observation.port, transport: 'tcp' }),
+      };
+    }
+  }
+}
+
+/**
+ * Upserts assets by natural key inside the caller's transaction: a thing seen again is the same row with
+ * a new lastSeenAt; parents are linked by key (within this batch or already stored).
+ */
+export async function upsertAssets(tx: Tx, scope: IngestScope, inputs: AssetInput[]): Promise<IngestedAssets> {
+  const unique = new Map<string, AssetInput>();
+  for (const input of inputs) unique.set(input.key, input);
+  const keys = [...unique.keys()];
+  const parentKeys = [...new Set([...unique.values()].map((input) => input.parentKey).filter((key): key is string => !!key))];
+  const existing = await tx.asset.findMany({
+    where: { workspaceId: scope.workspaceId, key: { in: [...new Set([...keys, ...parentKeys])] } },
+    select: { id: true, key: true },
+  });
+  const idByKey = new Map(existing.map((row) => [row.key, row.id]));
+  const created: IngestedAssets['created'] = [];
+  // Parents first (host before service before web/certificate), so their ids are known.
+  const order: AssetKindName[] = ['host', 'service', 'web', 'certificate'];
+  const sorted = [...unique.values()].sort((a, b) => order.indexOf(a.kind) - order.indexOf(b.kind));
+  for (const input of sorted) {
+    const parentId = input.parentKey ? (idByKey.get(input.parentKey) ?? null) : null;
+    const seen = { value: input.value, data: input.data, lastSeenAt: scope.now, lastScanId: scope.scanId, ...(scope.targetId ? { targetId: scope.targetId } : {}) };
+    const id = idByKey.get(input.key);
+    if (id) {
+      await tx.asset.update({ where: { id }, data: { ...seen, ...(parentId ? { parentId } : {}) } });
+    } else {
+      const row = await tx.asset.create({
+        data: { ...seen, workspaceId: scope.workspaceId, kind: input.kind, key: input.key, parentId, enabled: scope.autoEnable, firstSeenAt: scope.now },
+        select: { id: true },
+      });
+      idByKey.set(input.key, row.id);
+      created.push({ id: row.id, kind: input.kind, key: input.key });
+    }
+  }
+  return { created, idByKey };
+}

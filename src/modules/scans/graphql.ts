@@ -1,0 +1,129 @@
+import { builder } from '../../graphql/builder.js';
+import { MUTATION_ERRORS } from '../../graphql/errors.js';
+import { TargetRef } from '../targets/graphql.js';
+import { STEP_NAMES } from '../../scanner/index.js';
+import * as scans from './service.js';
+import { SCAN_STATUSES } from './schemas.js';
+
+const ScanStatus = builder.enumType('ScanStatus', { values: SCAN_STATUSES });
+const ScanStepName = builder.enumType('ScanStepName', { values: STEP_NAMES });
+
+builder.prismaObject('ScanStep', {
+  description: 'One job of a scan, run by a worker.',
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    name: t.exposeString('name'),
+    position: t.exposeInt('position'),
+    status: t.expose('status', { type: ScanStatus }),
+    attempts: t.exposeInt('attempts'),
+    error: t.exposeString('error', { nullable: true }),
+    startedAt: t.expose('startedAt', { type: 'DateTime', nullable: true }),
+    finishedAt: t.expose('finishedAt', { type: 'DateTime', nullable: true }),
+  }),
+});
+
+const FindingCounts = builder.objectRef<{ info: number; low: number; medium: number; high: number; critical: number }>('FindingCounts').implement({
+  fields: (t) => ({
+    info: t.exposeInt('info'),
+    low: t.exposeInt('low'),
+    medium: t.exposeInt('medium'),
+    high: t.exposeInt('high'),
+    critical: t.exposeInt('critical'),
+  }),
+});
+
+export const ScanRef = builder.prismaNode('Scan', {
+  id: { field: 'id' },
+  description: 'One run of the scan pipeline over one target.',
+  findUnique: (id, ctx) => scans.visibleScanWhereUnique(ctx, id),
+  fields: (t) => ({
+    databaseId: t.exposeString('id', { description: 'The UUID the REST API uses.' }),
+    status: t.expose('status', { type: ScanStatus }),
+    options: t.expose('options', { type: 'JSON' }),
+    stepsDone: t.exposeInt('stepsDone'),
+    stepsTotal: t.exposeInt('stepsTotal'),
+    progress: t.float({
+      description: 'Share of steps done, from 0 to 1.',
+      select: { stepsDone: true, stepsTotal: true },
+      resolve: (scan) => (scan.stepsTotal ? scan.stepsDone / scan.stepsTotal : 0),
+    }),
+    assetsFound: t.exposeInt('assetsFound'),
+    findingCounts: t.field({
+      type: FindingCounts,
+      select: { findingsInfo: true, findingsLow: true, findingsMedium: true, findingsHigh: true, findingsCritical: true },
+      resolve: (scan) => ({ info: scan.findingsInfo, low: scan.findingsLow, medium: scan.findingsMedium, high: scan.findingsHigh, critical: scan.findingsCritical }),
+    }),
+    error: t.exposeString('error', { nullable: true }),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    startedAt: t.expose('startedAt', { type: 'DateTime', nullable: true }),
+    finishedAt: t.expose('finishedAt', { type: 'DateTime', nullable: true }),
+    target: t.relation('target', { type: TargetRef }),
+    steps: t.relation('steps', { query: { orderBy: { position: 'asc' } } }),
+  }),
+});
+
+// The module that owns scans adds them to workspaces and targets.
+builder.prismaObjectField('Workspace', 'scans', (t) =>
+  t.relatedConnection('scans', { cursor: 'id', totalCount: true, query: { orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] } }),
+);
+builder.prismaObjectField('Target', 'scans', (t) =>
+  t.relatedConnection('scans', { cursor: 'id', totalCount: true, query: { orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] } }),
+);
+
+const ScanOptionsInput = builder.inputType('ScanOptionsInput', {
+  description: 'Steps and settings; absent fields take the default profile. Dependencies of chosen steps are added.',
+  fields: (t) => ({
+    steps: t.field({ type: [ScanStepName] }),
+    ports: t.string({ description: 'A port list such as "22,80,443,8000-8100"; absent means the top 100 ports.' }),
+    timeoutMs: t.int({ description: 'Per-connection timeout, 100 to 30000 ms.' }),
+    portConcurrency: t.int({ description: 'Concurrent connection attempts, 1 to 500.' }),
+    requestsPerSecond: t.int({ description: 'Per-host request rate, 1 to 1000.' }),
+    maxRedirects: t.int({ description: 'Redirects followed by the HTTP probe, 0 to 10.' }),
+  }),
+});
+
+function withoutNulls<T extends object>(input: T | null | undefined) {
+  if (!input) return undefined;
+  return Object.fromEntries(Object.entries(input).filter(([, value]) => value !== null && value !== undefined));
+}
+
+builder.queryFields((t) => ({
+  scan: t.prismaField({
+    type: 'Scan',
+    nullable: true,
+    authScopes: { signedIn: true },
+    args: { id: t.arg.globalID({ required: true, for: [ScanRef] }) },
+    resolve: (query, _root, args, ctx) => scans.findVisibleScan(ctx, args.id.id, query),
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  startScan: t.prismaField({
+    type: 'Scan',
+    errors: { types: MUTATION_ERRORS },
+    args: { targetId: t.arg.globalID({ required: true, for: [TargetRef] }), options: t.arg({ type: ScanOptionsInput }) },
+    resolve: (_query, _root, args, ctx) => scans.startScanOfTarget(ctx, args.targetId.id, withoutNulls(args.options)),
+  }),
+  cancelScan: t.prismaField({
+    type: 'Scan',
+    errors: { types: MUTATION_ERRORS },
+    args: { id: t.arg.globalID({ required: true, for: [ScanRef] }) },
+    resolve: (_query, _root, args, ctx) => scans.cancelScan(ctx, args.id.id),
+  }),
+  retryScan: t.prismaField({
+    type: 'Scan',
+    errors: { types: MUTATION_ERRORS },
+    args: { id: t.arg.globalID({ required: true, for: [ScanRef] }) },
+    resolve: (_query, _root, args, ctx) => scans.retryScan(ctx, args.id.id),
+  }),
+}));
+
+builder.subscriptionFields((t) => ({
+  scanUpdated: t.field({
+    type: ScanRef,
+    description: 'The scan now, then each time its status, progress or counters change, until it ends. Access is checked when subscribing.',
+    args: { id: t.arg.globalID({ required: true, for: [ScanRef] }) },
+    subscribe: (_root, args, ctx) => scans.subscribeToScan(ctx, args.id.id),
+    resolve: (scan) => scan,
+  }),
+}));

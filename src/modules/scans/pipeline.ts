@@ -1,0 +1,192 @@
+import type { AppDeps } from '../../context.js';
+import type { Prisma } from '../../db.js';
+import { createHostRateLimiter, createScopeGuard, isScopeError, StepInputError, type HostRateLimiter, type StepName } from '../../scanner/index.js';
+import { assetFromObservation, upsertAssets, type AssetInput } from '../assets/ingest.js';
+import { recordFindings, resolveUnseenFindings } from '../vulnerabilities/ingest.js';
+import { TERMINAL_STATUSES, type ScanOptions } from './schemas.js';
+import { STEP_RUNNERS, ScopeRefusal, type StepOutputs } from './steps.js';
+import { enqueueStep, type ScanStepJob } from './queue.js';
+import { publishScanUpdate, publishWorkspaceEvents } from './events.js';
+
+type Tx = Prisma.TransactionClient;
+
+function isPermanent(error: unknown): boolean {
+  return error instanceof StepInputError || error instanceof ScopeRefusal || isScopeError(error);
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** Both limits apply: the instance's per-host ceiling and the scan's own requested rate. */
+function combine(outer: HostRateLimiter, inner: HostRateLimiter): HostRateLimiter {
+  return { run: (host, fn) => inner.run(host, () => outer.run(host, fn)), active: (host) => outer.active(host), options: inner.options };
+}
+
+/**
+ * Runs scan steps from the queue. A step reads what earlier steps stored, probes, then — in one
+ * transaction — writes the inventory and findings, completes itself and enqueues the next step. Steps are
+ * idempotent (upserts by natural key), so a retried or duplicated job never duplicates anything.
+ */
+export function createScanRunner(deps: AppDeps) {
+  const { prisma, env, log } = deps;
+  const guard = createScopeGuard({ allowedNetworks: env.SCAN_ALLOWED_NETWORKS });
+  const instanceLimiter = createHostRateLimiter({ maxConcurrentPerHost: env.SCAN_MAX_CONCURRENCY_PER_HOST, maxPerSecondPerHost: env.SCAN_MAX_REQUESTS_PER_SECOND });
+
+  async function failScan(scanId: string, stepId: string, message: string): Promise<void> {
+    const now = new Date();
+    const scan = await prisma.$transaction(async (tx) => {
+      const current = await tx.scan.findUnique({ where: { id: scanId }, select: { status: true } });
+      if (!current || TERMINAL_STATUSES.has(current.status)) return null;
+      await tx.scanStep.update({ where: { id: stepId }, data: { status: 'FAILED', error: message, finishedAt: now } });
+      return tx.scan.update({ where: { id: scanId }, data: { status: 'FAILED', error: message, finishedAt: now } });
+    });
+    if (scan) publishScanUpdate(deps, scan);
+  }
+
+  async function runStep(job: ScanStepJob, attempt: number): Promise<void> {
+    const step = await prisma.scanStep.findUnique({
+      where: { id: job.stepId },
+      include: { scan: { include: { target: true, workspace: { select: { isAutoEnableAssetAfterDiscovered: true } }, steps: { orderBy: { position: 'asc' } } } } },
+    });
+    if (!step || step.status === 'COMPLETED' || step.status === 'CANCELLED' || TERMINAL_STATUSES.has(step.scan.status)) return;
+    const { scan } = step;
+    const startedAt = new Date();
+    const running = await prisma.$transaction(async (tx) => {
+      await tx.scanStep.update({ where: { id: step.id }, data: { status: 'IN_PROGRESS', attempts: { increment: 1 }, startedAt, error: null } });
+      return tx.scan.update({ where: { id: scan.id }, data: { status: 'IN_PROGRESS', startedAt: scan.startedAt ?? startedAt } });
+    });
+    publishScanUpdate(deps, running);
+
+    const options = scan.options as unknown as ScanOptions;
+    const previous: StepOutputs = {};
+    for (const earlier of scan.steps) {
+      if (earlier.position < step.position && earlier.output) (previous as Record<string, unknown>)[earlier.name] = earlier.output;
+    }
+    const scanLimiter = createHostRateLimiter({ maxPerSecondPerHost: options.requestsPerSecond, maxConcurrentPerHost: Math.max(options.portConcurrency, 1) });
+    let output: NonNullable<StepOutputs[StepName]>;
+    try {
+      const runner = STEP_RUNNERS[step.name as StepName];
+      output = (await runner({ target: scan.target, options, previous, guard, limiter: combine(instanceLimiter, scanLimiter) }))!;
+    } catch (error) {
+      if (isPermanent(error) || attempt >= env.SCAN_STEP_RETRIES) {
+        log.warn({ scanId: scan.id, step: step.name, err: error }, 'scan step failed');
+        await failScan(scan.id, step.id, `${step.name} step failed: ${messageOf(error)}`);
+        return;
+      }
+      throw error; // the queue retries it
+    }
+    await completeStep(job, step.name as StepName, output, attempt);
+  }
+
+  async function completeStep(job: ScanStepJob, name: StepName, output: NonNullable<StepOutputs[StepName]>, _attempt: number): Promise<void> {
+    const now = new Date();
+    const outcome = await prisma.$transaction(async (tx) => {
+      const scan = await tx.scan.findUniqueOrThrow({
+        where: { id: job.scanId },
+        include: { workspace: { select: { isAutoEnableAssetAfterDiscovered: true } }, steps: { orderBy: { position: 'asc' }, select: { id: true, position: true, status: true } } },
+      });
+      // Cancelled (or finished elsewhere) while this step ran: its results are discarded.
+      if (TERMINAL_STATUSES.has(scan.status)) return null;
+      const scope = { workspaceId: scan.workspaceId, targetId: scan.targetId, scanId: scan.id, autoEnable: scan.workspace.isAutoEnableAssetAfterDiscovered, now };
+      const ingested = await ingestStepOutput(tx, scope, name, output);
+      const current = scan.steps.find((s) => s.id === job.stepId)!;
+      await tx.scanStep.update({ where: { id: job.stepId }, data: { status: 'COMPLETED', output: output as unknown as Prisma.InputJsonValue, finishedAt: now } });
+      const next = scan.steps.find((s) => s.position > current.position && s.status !== 'COMPLETED');
+      const counters = await countScanResults(tx, scan.id);
+      const updated = await tx.scan.update({
+        where: { id: scan.id },
+        data: {
+          ...counters,
+          stepsDone: scan.steps.filter((s) => s.status === 'COMPLETED' || s.id === job.stepId).length,
+          ...(next ? {} : { status: 'COMPLETED', finishedAt: now }),
+        },
+      });
+      if (next) await enqueueStep(deps, { scanId: scan.id, stepId: next.id }, tx);
+      else await tx.target.update({ where: { id: scan.targetId }, data: { lastScannedAt: now } });
+      return { updated, ingested };
+    });
+    if (!outcome) return;
+    const { updated, ingested } = outcome;
+    publishScanUpdate(deps, updated);
+    publishWorkspaceEvents(deps, updated.workspaceId, 'asset.discovered', ingested.createdAssets);
+    publishWorkspaceEvents(deps, updated.workspaceId, 'finding.opened', ingested.opened);
+    publishWorkspaceEvents(deps, updated.workspaceId, 'finding.reopened', ingested.reopened);
+    publishWorkspaceEvents(deps, updated.workspaceId, 'finding.fixed', ingested.fixed);
+  }
+
+  /** Called for a job whose retries are spent (e.g. its worker kept dying): the scan fails, it never hangs. */
+  async function giveUp(job: ScanStepJob): Promise<void> {
+    const step = await prisma.scanStep.findUnique({ where: { id: job.stepId }, select: { status: true, name: true, attempts: true } });
+    if (!step || step.status === 'COMPLETED' || step.status === 'CANCELLED') return;
+    await failScan(job.scanId, job.stepId, `${step.name} step did not finish after ${step.attempts} attempt(s): worker stopped or timed out`);
+  }
+
+  return { runStep, giveUp };
+}
+
+interface Ingested {
+  createdAssets: string[];
+  opened: string[];
+  reopened: string[];
+  fixed: string[];
+}
+
+async function ingestStepOutput(
+  tx: Tx,
+  scope: { workspaceId: string; targetId: string; scanId: string; autoEnable: boolean; now: Date },
+  name: StepName,
+  output: NonNullable<StepOutputs[StepName]>,
+): Promise<Ingested> {
+  const result: Ingested = { createdAssets: [], opened: [], reopened: [], fixed: [] };
+  let assets: AssetInput[] = [];
+  if (name === 'dns') {
+    // CIDR sweeps resolve every address; only those that answer later become assets (ports step).
+    const { hosts } = output as NonNullable<StepOutputs['dns']>;
+    assets = hosts.filter((host) => host.resolvedVia !== 'literal' || hosts.length === 1).map(assetFromObservation);
+  } else if (name === 'ports') {
+    const { services, hosts } = output as NonNullable<StepOutputs['ports']>;
+    assets = [...hosts, ...services].map(assetFromObservation);
+  } else if (name === 'http') {
+    assets = (output as NonNullable<StepOutputs['http']>).web.map(assetFromObservation);
+  } else if (name === 'tls') {
+    assets = (output as NonNullable<StepOutputs['tls']>).certificates.map(assetFromObservation);
+  }
+  if (assets.length) result.createdAssets = (await upsertAssets(tx, scope, assets)).created.map((asset) => asset.id);
+  if (name !== 'checks') return result;
+
+  const { findings, errors, checkIds } = output as NonNullable<StepOutputs['checks']>;
+  const covered = await tx.asset.findMany({
+    where: { workspaceId: scope.workspaceId, lastScanId: scope.scanId, kind: { in: ['web', 'certificate'] } },
+    select: { id: true, key: true },
+  });
+  const idByKey = new Map(covered.map((asset) => [asset.key, asset.id]));
+  const recorded = await recordFindings(tx, scope, findings, idByKey);
+  // Check errors name "<checkId> <assetKey>"; such a pair did not really run, so its finding is not fixed.
+  const erroredPairs = new Set(
+    errors.map((error) => {
+      const [checkId, assetKey] = (error.target ?? '').split(' ');
+      return `${checkId} ${idByKey.get(assetKey ?? '') ?? ''}`;
+    }),
+  );
+  result.fixed = await resolveUnseenFindings(tx, scope, { checkIds, assetIds: covered.map((asset) => asset.id), erroredPairs });
+  result.opened = recorded.opened;
+  result.reopened = recorded.reopened;
+  return result;
+}
+
+async function countScanResults(tx: Tx, scanId: string) {
+  const [assetsFound, bySeverity] = await Promise.all([
+    tx.asset.count({ where: { lastScanId: scanId } }),
+    tx.finding.groupBy({ by: ['severity'], where: { lastScanId: scanId, status: { not: 'fixed' } }, _count: { _all: true } }),
+  ]);
+  const count = (severity: string) => bySeverity.find((row) => row.severity === severity)?._count._all ?? 0;
+  return {
+    assetsFound,
+    findingsInfo: count('info'),
+    findingsLow: count('low'),
+    findingsMedium: count('medium'),
+    findingsHigh: count('high'),
+    findingsCritical: count('critical'),
+  };
+}

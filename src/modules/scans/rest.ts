@@ -1,0 +1,101 @@
+import { z } from 'zod';
+import { procedure, router } from '../../rest/trpc.js';
+import { dateTime, idParam, pageSchema, uuidParam } from '../../rest/schemas.js';
+import { requireWorkspaceId } from '../../auth/authz.js';
+import * as scans from './service.js';
+import { toScanResponse } from './response.js';
+import { listScansInput, scanOptionsInput, SCAN_STATUSES, startScanInput } from './schemas.js';
+
+const status = z.enum(SCAN_STATUSES);
+const scanSchema = z
+  .object({
+    id: z.string(),
+    workspaceId: z.string(),
+    targetId: z.string(),
+    status,
+    options: z.record(z.string(), z.unknown()),
+    progress: z.object({ stepsDone: z.number().int(), stepsTotal: z.number().int(), percent: z.number().int() }),
+    assetsFound: z.number().int(),
+    findings: z.object({ info: z.number().int(), low: z.number().int(), medium: z.number().int(), high: z.number().int(), critical: z.number().int() }),
+    error: z.string().nullable(),
+    requestedById: z.string().nullable(),
+    createdAt: dateTime,
+    startedAt: dateTime.nullable(),
+    finishedAt: dateTime.nullable(),
+    updatedAt: dateTime,
+    steps: z.array(
+      z.object({
+        id: z.string(),
+        name: z.string(),
+        position: z.number().int(),
+        status,
+        attempts: z.number().int(),
+        error: z.string().nullable(),
+        startedAt: dateTime.nullable(),
+        finishedAt: dateTime.nullable(),
+      }),
+    ),
+  })
+  .meta({ id: 'Scan' });
+
+const tags = ['Scans'];
+const workspaceHeader = z.object({ 'x-workspace-id': z.string() });
+const scanLocation = (id: string) => `/api/v1/api/scans/${id}`;
+
+export const scansRest = router({
+  scanTarget: procedure
+    .meta({
+      successStatus: 201,
+      openapi: {
+        method: 'POST',
+        path: '/api/vulnerabilities/scan',
+        tags: ['Vulnerabilities'],
+        summary: "Start a scan of a target with the workspace's default profile (Location names the scan)",
+        requestHeaders: workspaceHeader,
+      },
+    })
+    .input(z.object({ targetId: uuidParam }).strict())
+    .output(z.object({}))
+    .mutation(async ({ ctx, input }) => {
+      const scan = await scans.startScanInCurrentWorkspace(ctx.svc, input);
+      ctx.svc.responseHeaders.set('location', scanLocation(scan.id));
+      return {};
+    }),
+
+  start: procedure
+    .meta({ successStatus: 201, openapi: { method: 'POST', path: '/api/scans', tags, summary: 'Start a scan with chosen steps and settings', requestHeaders: workspaceHeader } })
+    .input(startScanInput.extend({ options: scanOptionsInput.optional() }))
+    .output(scanSchema)
+    .mutation(async ({ ctx, input }) => {
+      const scan = await scans.startScanInCurrentWorkspace(ctx.svc, input);
+      ctx.svc.responseHeaders.set('location', scanLocation(scan.id));
+      return toScanResponse(scan);
+    }),
+
+  list: procedure
+    .meta({ openapi: { method: 'GET', path: '/api/scans', tags, summary: "List the workspace's scans (filter by target and status)", requestHeaders: workspaceHeader } })
+    .input(listScansInput)
+    .output(pageSchema(scanSchema))
+    .query(async ({ ctx, input }) => {
+      const page = await scans.listScans(ctx.svc, requireWorkspaceId(ctx.svc), input);
+      return { ...page, data: page.data.map(toScanResponse) };
+    }),
+
+  get: procedure
+    .meta({ openapi: { method: 'GET', path: '/api/scans/{id}', tags, summary: 'One scan with its steps', requestHeaders: workspaceHeader } })
+    .input(idParam)
+    .output(scanSchema)
+    .query(async ({ ctx, input }) => toScanResponse(await scans.getScan(ctx.svc, input.id, requireWorkspaceId(ctx.svc)))),
+
+  cancel: procedure
+    .meta({ openapi: { method: 'POST', path: '/api/scans/{id}/cancel', tags, summary: 'Cancel a pending or running scan', requestHeaders: workspaceHeader } })
+    .input(idParam)
+    .output(scanSchema)
+    .mutation(async ({ ctx, input }) => toScanResponse(await scans.cancelScan(ctx.svc, input.id, requireWorkspaceId(ctx.svc)))),
+
+  retry: procedure
+    .meta({ openapi: { method: 'POST', path: '/api/scans/{id}/retry', tags, summary: 'Run a failed or cancelled scan again from its first unfinished step', requestHeaders: workspaceHeader } })
+    .input(idParam)
+    .output(scanSchema)
+    .mutation(async ({ ctx, input }) => toScanResponse(await scans.retryScan(ctx.svc, input.id, requireWorkspaceId(ctx.svc)))),
+});

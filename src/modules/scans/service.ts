@@ -1,0 +1,163 @@
+import type { ServiceContext, Viewer } from '../../context.js';
+import { AppError, ConflictError, NotFoundError } from '../../errors.js';
+import { assertCan, isUuid, requireViewer, requireWorkspaceId } from '../../auth/authz.js';
+import type { Prisma } from '../../db.js';
+import { validate } from '../../validate.js';
+import { pageEnvelope, type Page } from '../workspaces/service.js';
+import { getTargetForScan } from '../targets/service.js';
+import { listScansInput, resolveScanOptions, startScanInput, TERMINAL_STATUSES, type ListScansInput, type ScanOptionsInput } from './schemas.js';
+import { enqueueStep } from './queue.js';
+import { publishScanUpdate } from './events.js';
+
+export const scanInclude = { steps: { orderBy: { position: 'asc' } } } satisfies Prisma.ScanInclude;
+export type ScanWithSteps = Prisma.ScanGetPayload<{ include: typeof scanInclude }>;
+
+export function visibleScansWhere(viewer: Viewer): Prisma.ScanWhereInput {
+  return { workspace: { members: { some: { userId: viewer.id } } } };
+}
+
+/** Starts a scan of one target: the scan row, its steps and the first step's job commit together. */
+export async function startScan(ctx: ServiceContext, workspaceId: string, input: { targetId: string; options?: ScanOptionsInput }): Promise<ScanWithSteps> {
+  const viewer = requireViewer(ctx);
+  const { targetId, options: optionsInput } = validate(startScanInput, input);
+  const target = await getTargetForScan(ctx, workspaceId, targetId);
+  const options = resolveScanOptions(optionsInput);
+  const scan = await ctx.deps.prisma.$transaction(async (tx) => {
+    const created = await tx.scan.create({
+      data: {
+        workspaceId,
+        targetId: target.id,
+        options: options as unknown as Prisma.InputJsonValue,
+        stepsTotal: options.steps.length,
+        requestedById: viewer.id,
+        steps: { create: options.steps.map((name, position) => ({ name, position })) },
+      },
+      include: scanInclude,
+    });
+    await enqueueStep(ctx.deps, { scanId: created.id, stepId: created.steps[0]!.id }, tx);
+    return created;
+  });
+  publishScanUpdate(ctx.deps, scan);
+  return scan;
+}
+
+/** The REST form: the workspace comes from X-Workspace-Id. */
+export async function startScanInCurrentWorkspace(ctx: ServiceContext, input: { targetId: string; options?: ScanOptionsInput }) {
+  return startScan(ctx, requireWorkspaceId(ctx), input);
+}
+
+async function findScanOrThrow(ctx: ServiceContext, scanId: string, workspaceId?: string): Promise<ScanWithSteps> {
+  const viewer = requireViewer(ctx);
+  const scan = isUuid(scanId)
+    ? await ctx.deps.prisma.scan.findFirst({
+        where: { id: scanId, ...(workspaceId ? { workspaceId } : {}), ...visibleScansWhere(viewer) },
+        include: scanInclude,
+      })
+    : null;
+  if (!scan) throw new NotFoundError('Scan');
+  return scan;
+}
+
+export async function getScan(ctx: ServiceContext, scanId: string, workspaceId?: string): Promise<ScanWithSteps> {
+  const scan = await findScanOrThrow(ctx, scanId, workspaceId);
+  await assertCan(ctx, 'scan:read', { workspaceId: scan.workspaceId });
+  return scan;
+}
+
+export async function listScans(ctx: ServiceContext, workspaceId: string, input: ListScansInput): Promise<Page<ScanWithSteps>> {
+  await assertCan(ctx, 'scan:read', { workspaceId });
+  const { page, limit, sortOrder, sortBy, targetId, status } = validate(listScansInput, input);
+  const where: Prisma.ScanWhereInput = { workspaceId, ...(targetId ? { targetId } : {}), ...(status ? { status } : {}) };
+  const direction = sortOrder === 'ASC' ? 'asc' : 'desc';
+  const [rows, total] = await Promise.all([
+    ctx.deps.prisma.scan.findMany({ where, include: scanInclude, orderBy: [{ [sortBy]: direction }, { id: direction }], skip: (page - 1) * limit, take: limit }),
+    ctx.deps.prisma.scan.count({ where }),
+  ]);
+  return pageEnvelope(rows, total, page, limit);
+}
+
+/** Pothos connection reads: the caller's query (include/select) plus the visibility rule. */
+export async function findScansForConnection<Q extends object>(ctx: ServiceContext, where: Prisma.ScanWhereInput, query: Q) {
+  const viewer = requireViewer(ctx);
+  return ctx.deps.prisma.scan.findMany({ ...query, where: { AND: [where, visibleScansWhere(viewer)] }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] });
+}
+
+export async function countScans(ctx: ServiceContext, where: Prisma.ScanWhereInput): Promise<number> {
+  const viewer = requireViewer(ctx);
+  return ctx.deps.prisma.scan.count({ where: { AND: [where, visibleScansWhere(viewer)] } });
+}
+
+/** Stops a scan: pending steps never run; a running step's results are discarded when it finishes. */
+export async function cancelScan(ctx: ServiceContext, scanId: string, workspaceId?: string): Promise<ScanWithSteps> {
+  const scan = await findScanOrThrow(ctx, scanId, workspaceId);
+  await assertCan(ctx, 'scan:start', { workspaceId: scan.workspaceId });
+  if (TERMINAL_STATUSES.has(scan.status)) throw new ConflictError(`The scan is already ${scan.status}`);
+  const now = new Date();
+  const updated = await ctx.deps.prisma.$transaction(async (tx) => {
+    await tx.scanStep.updateMany({ where: { scanId, status: { in: ['PENDING', 'IN_PROGRESS'] } }, data: { status: 'CANCELLED', finishedAt: now } });
+    return tx.scan.update({ where: { id: scanId }, data: { status: 'CANCELLED', finishedAt: now }, include: scanInclude });
+  });
+  publishScanUpdate(ctx.deps, updated);
+  return updated;
+}
+
+/** Runs a failed or cancelled scan again from its first unfinished step; finished steps keep their results. */
+export async function retryScan(ctx: ServiceContext, scanId: string, workspaceId?: string): Promise<ScanWithSteps> {
+  const scan = await findScanOrThrow(ctx, scanId, workspaceId);
+  await assertCan(ctx, 'scan:start', { workspaceId: scan.workspaceId });
+  if (scan.status !== 'FAILED' && scan.status !== 'CANCELLED') throw new ConflictError(`Only a failed or cancelled scan can be retried; this one is ${scan.status}`);
+  const next = scan.steps.find((step) => step.status !== 'COMPLETED');
+  if (!next) throw new AppError('CONFLICT', 'Every step of this scan already completed');
+  const updated = await ctx.deps.prisma.$transaction(async (tx) => {
+    await tx.scanStep.updateMany({ where: { scanId, status: { not: 'COMPLETED' } }, data: { status: 'PENDING', error: null, startedAt: null, finishedAt: null } });
+    const row = await tx.scan.update({ where: { id: scanId }, data: { status: 'PENDING', error: null, finishedAt: null }, include: scanInclude });
+    await enqueueStep(ctx.deps, { scanId, stepId: next.id }, tx);
+    return row;
+  });
+  publishScanUpdate(ctx.deps, updated);
+  return updated;
+}
+
+/** Checks access once, then streams this scan's updates (the current state first) until it ends. */
+export async function subscribeToScan(ctx: ServiceContext, scanId: string): Promise<AsyncIterable<ScanWithSteps>> {
+  const first = await getScan(ctx, scanId);
+  const updates = ctx.deps.pubsub.subscribe('scan:updated', scanId);
+  const prisma = ctx.deps.prisma;
+  async function* stream(): AsyncGenerator<ScanWithSteps> {
+    try {
+      yield first;
+      if (TERMINAL_STATUSES.has(first.status)) return;
+      for await (const update of updates) {
+        const scan = await prisma.scan.findUnique({ where: { id: update.scanId }, include: scanInclude });
+        if (!scan) return;
+        yield scan;
+        if (TERMINAL_STATUSES.has(scan.status)) return;
+      }
+    } finally {
+      await (updates as AsyncIterableIterator<unknown>).return?.();
+    }
+  }
+  return stream();
+}
+
+/** GraphQL's startScan names only the target; its workspace is the target's (when the caller may see it). */
+export async function startScanOfTarget(ctx: ServiceContext, targetId: string, options?: ScanOptionsInput): Promise<ScanWithSteps> {
+  const viewer = requireViewer(ctx);
+  const target = isUuid(targetId)
+    ? await ctx.deps.prisma.target.findFirst({ where: { id: targetId, workspace: { members: { some: { userId: viewer.id } } } }, select: { workspaceId: true } })
+    : null;
+  if (!target) throw new NotFoundError('Target');
+  return startScan(ctx, target.workspaceId, { targetId, options });
+}
+
+/** For scan(id) and node(id) on GraphQL: null when absent or not visible. */
+export async function findVisibleScan<Q extends object>(ctx: ServiceContext, id: string, query: Q) {
+  const viewer = requireViewer(ctx);
+  if (!isUuid(id)) return null;
+  return ctx.deps.prisma.scan.findFirst({ ...query, where: { id, ...visibleScansWhere(viewer) } });
+}
+
+export function visibleScanWhereUnique(ctx: ServiceContext, id: string): Prisma.ScanWhereUniqueInput {
+  const viewer = requireViewer(ctx);
+  return { id: isUuid(id) ? id : '00000000-0000-0000-0000-000000000000', AND: [visibleScansWhere(viewer)] };
+}

@@ -1,0 +1,125 @@
+import {
+  runStep,
+  type CertificateObservation,
+  type FindingObservation,
+  type HostObservation,
+  type HostRateLimiter,
+  type ScopeGuard,
+  type ServiceObservation,
+  type StepError,
+  type WebObservation,
+} from '../../scanner/index.js';
+import { BUILTIN_CHECKS } from '../../scanner/index.js';
+import type { ScanOptions } from './schemas.js';
+import { hostsOfTarget, portOfUrl } from './expand.js';
+
+/** What each step keeps in ScanStep.output: the next steps (and a retry) read it back. */
+export interface StepOutputs {
+  dns?: { hosts: HostObservation[] };
+  ports?: { services: ServiceObservation[]; hosts: HostObservation[] };
+  http?: { web: WebObservation[]; errors: StepError[] };
+  tls?: { certificates: CertificateObservation[]; errors: StepError[] };
+  checks?: { findings: FindingObservation[]; errors: StepError[]; checkIds: string[] };
+}
+
+export interface StepContext {
+  target: { type: string; value: string };
+  options: ScanOptions;
+  previous: StepOutputs;
+  guard: ScopeGuard;
+  limiter: HostRateLimiter;
+}
+
+/** Runs `work` over `items` with at most `limit` at a time, keeping the input order in the results. */
+async function mapBounded<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await work(items[index]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
+}
+
+/** Every address of the target is outside what this instance may scan: permanent, never retried. */
+export class ScopeRefusal extends Error {
+  override name = 'ScopeRefusal';
+}
+
+/** The addresses later steps may touch; a target all of whose addresses are blocked fails with the reason. */
+function addressesInScope(hosts: HostObservation[]): { address: string; host?: string }[] {
+  const pairs: { address: string; host?: string }[] = [];
+  const refused: HostObservation['outOfScope'] = [];
+  for (const host of hosts) {
+    const blocked = new Set(host.outOfScope.map((entry) => entry.address));
+    refused.push(...host.outOfScope);
+    for (const address of host.addresses) {
+      if (!blocked.has(address)) pairs.push({ address, host: host.resolvedVia === 'literal' ? undefined : host.host });
+    }
+  }
+  if (!pairs.length && refused.length) {
+    throw new ScopeRefusal(`Refused to scan ${refused.map((entry) => `${entry.address} (${entry.reason})`).join('; ')}`);
+  }
+  return pairs;
+}
+
+function literalHost(address: string): HostObservation {
+  const v6 = address.includes(':');
+  return { kind: 'host', host: address, addresses: [address], a: v6 ? [] : [address], aaaa: v6 ? [address] : [], cname: [], resolvedVia: 'literal', outOfScope: [] };
+}
+
+const HOST_CONCURRENCY = 16;
+const PROBE_CONCURRENCY = 8;
+
+export const STEP_RUNNERS = {
+  async dns(ctx: StepContext): Promise<StepOutputs['dns']> {
+    const hosts = await mapBounded(hostsOfTarget(ctx.target), HOST_CONCURRENCY, async (host) => {
+      const { observations } = await runStep('dns', { host, timeoutMs: ctx.options.timeoutMs }, { guard: ctx.guard, limiter: ctx.limiter });
+      return observations[0] as HostObservation;
+    });
+    return { hosts };
+  },
+
+  async ports(ctx: StepContext): Promise<StepOutputs['ports']> {
+    const pairs = addressesInScope(ctx.previous.dns?.hosts ?? []);
+    const ports = ctx.options.ports ?? (ctx.target.type === 'url' ? [portOfUrl(ctx.target.value)] : undefined);
+    const found = await mapBounded(pairs, HOST_CONCURRENCY, async ({ address, host }) => {
+      const input = { address, host, ports, concurrency: ctx.options.portConcurrency, timeoutMs: ctx.options.timeoutMs, grabBanner: true };
+      return (await runStep('ports', input, { guard: ctx.guard, limiter: ctx.limiter })).observations as ServiceObservation[];
+    });
+    const services = found.flat();
+    // Addresses scanned by number (IP and CIDR targets) become host assets once something answers there.
+    const literalHosts = ctx.target.type === 'ip' || ctx.target.type === 'cidr' ? [...new Set(services.map((s) => s.address))].map(literalHost) : [];
+    return { services, hosts: literalHosts };
+  },
+
+  async http(ctx: StepContext): Promise<StepOutputs['http']> {
+    const services = ctx.previous.ports?.services ?? [];
+    const results = await mapBounded(services, PROBE_CONCURRENCY, (service) =>
+      runStep(
+        'http',
+        { address: service.address, host: service.host, port: service.port, tls: 'auto', timeoutMs: ctx.options.timeoutMs, maxRedirects: ctx.options.maxRedirects },
+        { guard: ctx.guard, limiter: ctx.limiter },
+      ),
+    );
+    return { web: results.flatMap((r) => r.observations as WebObservation[]), errors: results.flatMap((r) => r.errors) };
+  },
+
+  async tls(ctx: StepContext): Promise<StepOutputs['tls']> {
+    const services = ctx.previous.ports?.services ?? [];
+    const results = await mapBounded(services, PROBE_CONCURRENCY, (service) =>
+      runStep('tls', { address: service.address, host: service.host, port: service.port, timeoutMs: ctx.options.timeoutMs }, { guard: ctx.guard, limiter: ctx.limiter }),
+    );
+    return { certificates: results.flatMap((r) => r.observations as CertificateObservation[]), errors: results.flatMap((r) => r.errors) };
+  },
+
+  async checks(ctx: StepContext): Promise<StepOutputs['checks']> {
+    const web = ctx.previous.http?.web ?? [];
+    const certificates = ctx.previous.tls?.certificates ?? [];
+    const { observations, errors } = await runStep('checks', { web, certificates, timeoutMs: ctx.options.timeoutMs }, { guard: ctx.guard, limiter: ctx.limiter });
+    return { findings: observations as FindingObservation[], errors, checkIds: BUILTIN_CHECKS.map((check) => check.id) };
+  },
+};

@@ -1,0 +1,105 @@
+import type { Prisma } from '../../db.js';
+import { findingFingerprint, type FindingObservation } from '../../scanner/index.js';
+
+type Tx = Prisma.TransactionClient;
+
+export interface FindingScope {
+  workspaceId: string;
+  targetId: string | null;
+  scanId: string | null;
+  now: Date;
+}
+
+export interface RecordedFindings {
+  opened: string[];
+  reopened: string[];
+  seen: string[];
+}
+
+/**
+ * Records what checks found, deduplicated by fingerprint (check + asset + matcher): a new fingerprint opens
+ * a finding, a known one counts one more occurrence, a fixed one seen again reopens. Dismissed stays dismissed.
+ */
+export async function recordFindings(tx: Tx, scope: FindingScope, findings: FindingObservation[], assetIdByKey: Map<string, string>): Promise<RecordedFindings> {
+  const byFingerprint = new Map(findings.map((finding) => [findingFingerprint(finding.fingerprintParts), finding]));
+  const existing = await tx.finding.findMany({
+    where: { workspaceId: scope.workspaceId, fingerprint: { in: [...byFingerprint.keys()] } },
+    select: { id: true, fingerprint: true, status: true },
+  });
+  const existingByFingerprint = new Map(existing.map((row) => [row.fingerprint, row]));
+  const result: RecordedFindings = { opened: [], reopened: [], seen: [] };
+  for (const [fingerprint, finding] of byFingerprint) {
+    const assetId = assetIdByKey.get(finding.asset.key) ?? null;
+    const details = {
+      name: finding.name,
+      severity: finding.severity,
+      description: finding.description,
+      remediation: finding.remediation,
+      evidence: finding.evidence as Prisma.InputJsonValue,
+      lastSeenAt: scope.now,
+      lastScanId: scope.scanId,
+      assetId,
+      ...(scope.targetId ? { targetId: scope.targetId } : {}),
+    };
+    const known = existingByFingerprint.get(fingerprint);
+    if (!known) {
+      const row = await tx.finding.create({
+        data: {
+          ...details,
+          workspaceId: scope.workspaceId,
+          fingerprint,
+          checkId: finding.checkId,
+          source: finding.source,
+          matcher: finding.matcher,
+          firstSeenAt: scope.now,
+          events: { create: { type: 'opened', scanId: scope.scanId } },
+        },
+        select: { id: true },
+      });
+      result.opened.push(row.id);
+      continue;
+    }
+    const reopen = known.status === 'fixed';
+    await tx.finding.update({
+      where: { id: known.id },
+      data: {
+        ...details,
+        occurrences: { increment: 1 },
+        ...(reopen ? { status: 'open', fixedAt: null } : {}),
+        events: { create: { type: reopen ? 'reopened' : 'seen', scanId: scope.scanId } },
+      },
+    });
+    (reopen ? result.reopened : result.seen).push(known.id);
+  }
+  return result;
+}
+
+/**
+ * A scan that covered an asset with a check and no longer sees that check's finding marks it fixed.
+ * Only pairs (check, asset) that ran without an error count as covered.
+ */
+export async function resolveUnseenFindings(
+  tx: Tx,
+  scope: FindingScope,
+  covered: { checkIds: string[]; assetIds: string[]; erroredPairs: Set<string> },
+): Promise<string[]> {
+  if (!covered.assetIds.length || !covered.checkIds.length) return [];
+  const candidates = await tx.finding.findMany({
+    where: {
+      workspaceId: scope.workspaceId,
+      status: 'open',
+      assetId: { in: covered.assetIds },
+      checkId: { in: covered.checkIds },
+      ...(scope.scanId ? { OR: [{ lastScanId: null }, { lastScanId: { not: scope.scanId } }] } : {}),
+    },
+    select: { id: true, checkId: true, assetId: true },
+  });
+  const fixed = candidates.filter((finding) => !covered.erroredPairs.has(`${finding.checkId} ${finding.assetId}`)).map((finding) => finding.id);
+  for (const id of fixed) {
+    await tx.finding.update({
+      where: { id },
+      data: { status: 'fixed', fixedAt: scope.now, events: { create: { type: 'fixed', scanId: scope.scanId } } },
+    });
+  }
+  return fixed;
+}

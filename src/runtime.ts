@@ -1,0 +1,65 @@
+import type { Env } from './env.js';
+import { createLogger, type Logger } from './logger.js';
+import { openDatabase, type Database } from './db.js';
+import { createAppPubSub } from './pubsub.js';
+import { JobQueue } from './queue.js';
+import { createAuth } from './auth/better-auth.js';
+import { resolveAuthSecret } from './auth/secret.js';
+import { AttemptLimiter } from './auth/rate-limit.js';
+import type { AppDeps } from './context.js';
+import { defineQueues } from './workers.js';
+
+export interface RuntimeOptions {
+  env: Env;
+  /** An already-open database (tests pass a PGlite loaded from a migrated template). */
+  database?: Database;
+  /** Whether close() closes the database (default true); false when another owner shares it. */
+  ownsDatabase?: boolean;
+  log?: Logger;
+}
+
+export interface Runtime {
+  deps: AppDeps;
+  close(): Promise<void>;
+}
+
+/**
+ * Everything but the HTTP front doors: database (migrated), auth, pub/sub and the job queue. The API
+ * server (app.ts) and a standalone worker process (worker.ts) both start from here.
+ */
+export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
+  const { env } = options;
+  const log = options.log ?? createLogger(env.LOG_LEVEL);
+  const db = options.database ?? (await openDatabase({ url: env.DATABASE_URL, pgliteDir: `${env.dataDir}/pglite` }));
+  const applied = await db.migrate();
+  if (applied.length) log.info({ applied }, 'migrations applied');
+
+  const pubsubHandle = createAppPubSub(env.REDIS_URL);
+  const queue = new JobQueue(db, log, { superviseSeconds: env.QUEUE_SUPERVISE_SECONDS });
+  defineQueues(queue, env);
+  await queue.start();
+  const auth = createAuth({
+    prisma: db.prisma,
+    secret: resolveAuthSecret(env, log),
+    baseURL: env.PUBLIC_URL ?? `http://localhost:${env.PORT}`,
+  });
+  const deps: AppDeps = {
+    env,
+    log,
+    db,
+    prisma: db.prisma,
+    auth,
+    pubsub: pubsubHandle.pubsub,
+    queue,
+    authLimiter: new AttemptLimiter(env.AUTH_RATE_LIMIT_MAX, env.AUTH_RATE_LIMIT_WINDOW_SECONDS * 1000),
+  };
+  return {
+    deps,
+    close: async () => {
+      // Workers finish their current step (bounded), then events and the database go.
+      await queue.stop(env.SHUTDOWN_TIMEOUT_MS);
+      await pubsubHandle.close();
+      if (options.ownsDatabase ?? true) await db.close();
+    },
+  };
+}
