@@ -1,6 +1,7 @@
 import { createPubSub } from 'graphql-yoga';
 import { createRedisEventTarget } from '@graphql-yoga/redis-event-target';
 import { Redis } from 'ioredis';
+import { setMaxListeners } from 'node:events';
 
 /**
  * The one topic map. Payloads are small JSON objects (ids and changed fields): with Redis they cross
@@ -38,7 +39,12 @@ export interface PubSubHandle {
 
 /** In-process by default; with a Redis URL every API instance and worker shares events. */
 export function createAppPubSub(redisUrl?: string): PubSubHandle {
-  if (!redisUrl) return { pubsub: createPubSub<Topics>(), kind: 'memory', close: async () => {} };
+  if (!redisUrl) {
+    // Every subscriber of a topic is one listener; dashboards easily pass Node's warning threshold of 10.
+    const eventTarget = new EventTarget();
+    setMaxListeners(0, eventTarget);
+    return { pubsub: createPubSub<Topics>({ eventTarget }), kind: 'memory', close: async () => {} };
+  }
   // Redis needs one connection to publish and a separate one in subscriber mode.
   const publishClient = new Redis(redisUrl, { lazyConnect: false, maxRetriesPerRequest: 3 });
   const subscribeClient = new Redis(redisUrl, { lazyConnect: false, maxRetriesPerRequest: 3 });
