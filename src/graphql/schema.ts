@@ -4,6 +4,12 @@ import './scalars.js';
 import './errors.js';
 import '../modules/accounts/graphql.js';
 import '../modules/workspaces/graphql.js';
+import '../modules/targets/graphql.js';
+import '../modules/assets/graphql.js';
+import '../modules/vulnerabilities/graphql.js';
+import '../modules/scans/graphql.js';
+import '../modules/system-configs/graphql.js';
+import '../modules/tools/graphql.js';
 
 /** Every module's graphql.ts registers its types and fields on the builder; this builds the schema once. */
 export const schema = builder.toSchema();

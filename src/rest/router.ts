@@ -1,13 +1,25 @@
 import { router } from './trpc.js';
 import { accountsRest } from '../modules/accounts/rest.js';
 import { workspacesRest } from '../modules/workspaces/rest.js';
+import { targetsRest } from '../modules/targets/rest.js';
+import { assetsRest } from '../modules/assets/rest.js';
+import { vulnerabilitiesRest } from '../modules/vulnerabilities/rest.js';
+import { scansRest } from '../modules/scans/rest.js';
 import { systemRest } from '../modules/system/rest.js';
+import { systemConfigsRest } from '../modules/system-configs/rest.js';
+import { toolsRest } from '../modules/tools/rest.js';
 
 /** Every REST procedure; each module contributes its own router. Order matters where paths overlap. */
 export const restRouter = router({
   accounts: accountsRest,
   workspaces: workspacesRest,
+  targets: targetsRest,
+  assets: assetsRest,
+  vulnerabilities: vulnerabilitiesRest,
+  scans: scansRest,
   system: systemRest,
+  systemConfigs: systemConfigsRest,
+  tools: toolsRest,
 });
 
 export type RestRouter = typeof restRouter;

@@ -29,6 +29,11 @@ export interface AssetInput {
   value: string;
   data: Prisma.InputJsonValue;
   parentKey?: string;
+  /**
+   * The writer knows less than a scan may already have stored (e.g. a tool's report): an existing row only
+   * gets a new lastSeenAt and keeps its value, data, parent and last scan.
+   */
+  preserveExisting?: boolean;
 }
 
 export interface IngestedAssets {
@@ -98,7 +103,9 @@ export async function upsertAssets(tx: Tx, scope: IngestScope, inputs: AssetInpu
     const parentId = input.parentKey ? (idByKey.get(input.parentKey) ?? null) : null;
     const seen = { value: input.value, data: input.data, lastSeenAt: scope.now, lastScanId: scope.scanId, ...(scope.targetId ? { targetId: scope.targetId } : {}) };
     const id = idByKey.get(input.key);
-    if (id) {
+    if (id && input.preserveExisting) {
+      await tx.asset.update({ where: { id }, data: { lastSeenAt: scope.now, ...(scope.scanId ? { lastScanId: scope.scanId } : {}) } });
+    } else if (id) {
       await tx.asset.update({ where: { id }, data: { ...seen, ...(parentId ? { parentId } : {}) } });
     } else {
       const row = await tx.asset.create({

@@ -36,6 +36,7 @@ export async function recordFindings(tx: Tx, scope: FindingScope, findings: Find
       description: finding.description,
       remediation: finding.remediation,
       evidence: finding.evidence as Prisma.InputJsonValue,
+      ...(finding.classification ? { classification: finding.classification as Prisma.InputJsonValue } : {}),
       lastSeenAt: scope.now,
       lastScanId: scope.scanId,
       assetId,

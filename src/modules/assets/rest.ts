@@ -1,0 +1,52 @@
+import { z } from 'zod';
+import { procedure, router } from '../../rest/trpc.js';
+import { dateTime, idParam, pageSchema, uuidParam } from '../../rest/schemas.js';
+import { requireViewer, requireWorkspaceId } from '../../auth/authz.js';
+import * as assets from './service.js';
+import { ASSET_KINDS, listAssetsInput, updateAssetInput } from './schemas.js';
+
+const assetSchema = z
+  .object({
+    id: z.string(),
+    workspaceId: z.string(),
+    kind: z.enum(ASSET_KINDS),
+    key: z.string().meta({ description: 'Natural key, unique per workspace: host:<name>, service:<ip>:<port>/tcp, web:<url>, cert:<sha256>.' }),
+    value: z.string().meta({ description: 'What a person reads: host name, ip:port, URL or certificate subject.' }),
+    data: z.unknown().meta({ description: 'What the scans observed (JSON, shape by kind).' }),
+    enabled: z.boolean(),
+    parentId: z.string().nullable(),
+    targetId: z.string().nullable(),
+    lastScanId: z.string().nullable(),
+    firstSeenAt: dateTime,
+    lastSeenAt: dateTime,
+  })
+  .meta({ id: 'AssetResponse' });
+
+const tags = ['Assets'];
+const requestHeaders = z.object({ 'x-workspace-id': z.string().optional().meta({ description: 'The workspace to work in (or a wid cookie).' }) });
+
+/** Signed-in check before the input, so anonymous calls get 401, not 400. */
+const signedIn = procedure.use(({ ctx, next }) => {
+  requireViewer(ctx.svc);
+  return next();
+});
+
+export const assetsRest = router({
+  list: signedIn
+    .meta({ openapi: { method: 'GET', path: '/api/assets', tags, summary: "List the workspace's assets (hosts, services, web apps, certificates)", requestHeaders } })
+    .input(listAssetsInput)
+    .output(pageSchema(assetSchema))
+    .query(({ ctx, input }) => assets.listAssets(ctx.svc, requireWorkspaceId(ctx.svc), input)),
+
+  get: signedIn
+    .meta({ openapi: { method: 'GET', path: '/api/assets/{id}', tags, summary: 'Get one asset', requestHeaders } })
+    .input(idParam)
+    .output(assetSchema)
+    .query(({ ctx, input }) => assets.getAsset(ctx.svc, requireWorkspaceId(ctx.svc), input.id)),
+
+  update: signedIn
+    .meta({ openapi: { method: 'PATCH', path: '/api/assets/{id}', tags, summary: 'Enable or disable an asset (disabled assets are not scanned)', requestHeaders } })
+    .input(updateAssetInput.extend({ id: uuidParam }))
+    .output(assetSchema)
+    .mutation(({ ctx, input: { id, ...patch } }) => assets.setAssetEnabled(ctx.svc, requireWorkspaceId(ctx.svc), id, patch)),
+});

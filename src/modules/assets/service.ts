@@ -1,0 +1,111 @@
+import type { ServiceContext } from '../../context.js';
+import { NotFoundError } from '../../errors.js';
+import { assertCan, isUuid, requireViewer, visibleWorkspacesWhere } from '../../auth/authz.js';
+import type { Prisma } from '../../db.js';
+import { validate } from '../../validate.js';
+import { escapeLike, pageEnvelope, pageWindow, prismaDirection, type Page } from '../../pagination.js';
+import { publishWorkspaceEvent } from '../workspaces/events.js';
+import { listAssetsInput, updateAssetInput, type AssetKind, type ListAssetsInput, type UpdateAssetInput } from './schemas.js';
+
+/** Every column of the row: GraphQL resolves an Asset from it as well. */
+export interface AssetResponse {
+  id: string;
+  workspaceId: string;
+  kind: AssetKind;
+  key: string;
+  value: string;
+  data: Prisma.JsonValue;
+  enabled: boolean;
+  parentId: string | null;
+  targetId: string | null;
+  lastScanId: string | null;
+  firstSeenAt: Date;
+  lastSeenAt: Date;
+}
+
+type AssetRow = Prisma.AssetGetPayload<object>;
+
+/** The nil UUID is never generated: a malformed id then simply finds nothing. */
+const NIL_UUID = '00000000-0000-0000-0000-000000000000';
+
+function toAssetResponse(row: AssetRow): AssetResponse {
+  return {
+    id: row.id,
+    workspaceId: row.workspaceId,
+    kind: row.kind,
+    key: row.key,
+    value: row.value,
+    data: row.data,
+    enabled: row.enabled,
+    parentId: row.parentId,
+    targetId: row.targetId,
+    lastScanId: row.lastScanId,
+    firstSeenAt: row.firstSeenAt,
+    lastSeenAt: row.lastSeenAt,
+  };
+}
+
+export interface AssetFilters {
+  workspaceId?: string;
+  kind?: AssetKind;
+  targetId?: string;
+  search?: string;
+  enabled?: boolean;
+}
+
+/** The visibility rule AND-ed with the filters: shared by the REST page, the GraphQL connection and lookups. */
+export function assetWhere(ctx: ServiceContext, filters: AssetFilters): Prisma.AssetWhereInput {
+  const viewer = requireViewer(ctx);
+  const and: Prisma.AssetWhereInput[] = [{ workspace: visibleWorkspacesWhere(viewer) }];
+  if (filters.workspaceId) and.push({ workspaceId: filters.workspaceId });
+  if (filters.kind) and.push({ kind: filters.kind });
+  // A malformed id (e.g. from a GraphQL global id) matches nothing rather than failing the query.
+  if (filters.targetId) and.push({ targetId: isUuid(filters.targetId) ? filters.targetId : NIL_UUID });
+  if (filters.search) and.push({ value: { contains: escapeLike(filters.search), mode: 'insensitive' } });
+  if (filters.enabled !== undefined) and.push({ enabled: filters.enabled });
+  return { AND: and };
+}
+
+export async function listAssets(ctx: ServiceContext, workspaceId: string, input: ListAssetsInput): Promise<Page<AssetResponse>> {
+  const { page, limit, sortBy, sortOrder, ...filters } = validate(listAssetsInput, input);
+  await assertCan(ctx, 'asset:read', { workspaceId });
+  const where = assetWhere(ctx, { ...filters, workspaceId });
+  const direction = prismaDirection(sortOrder);
+  const [rows, total] = await Promise.all([
+    ctx.deps.prisma.asset.findMany({ where, orderBy: [{ [sortBy]: direction }, { id: direction }], ...pageWindow(page, limit) }),
+    ctx.deps.prisma.asset.count({ where }),
+  ]);
+  return pageEnvelope(rows.map(toAssetResponse), total, page, limit);
+}
+
+async function findAssetOrThrow(ctx: ServiceContext, workspaceId: string, id: string): Promise<AssetRow> {
+  const row = isUuid(id) ? await ctx.deps.prisma.asset.findFirst({ where: { AND: [{ id }, assetWhere(ctx, { workspaceId })] } }) : null;
+  if (!row) throw new NotFoundError('Asset');
+  return row;
+}
+
+export async function getAsset(ctx: ServiceContext, workspaceId: string, id: string): Promise<AssetResponse> {
+  await assertCan(ctx, 'asset:read', { workspaceId });
+  return toAssetResponse(await findAssetOrThrow(ctx, workspaceId, id));
+}
+
+/** Disabled assets stay in the inventory but are left out of scans. Managing the inventory is target work. */
+export async function setAssetEnabled(ctx: ServiceContext, workspaceId: string, id: string, input: UpdateAssetInput): Promise<AssetResponse> {
+  const { enabled } = validate(updateAssetInput, input);
+  await assertCan(ctx, 'target:write', { workspaceId });
+  const { count } = isUuid(id) ? await ctx.deps.prisma.asset.updateMany({ where: { id, workspaceId }, data: { enabled } }) : { count: 0 };
+  if (!count) throw new NotFoundError('Asset');
+  await publishWorkspaceEvent(ctx, workspaceId, 'asset.updated', id);
+  return toAssetResponse(await findAssetOrThrow(ctx, workspaceId, id));
+}
+
+/** node(id) lookups: a unique where that also carries the visibility rule. */
+export function visibleAssetWhereUnique(ctx: ServiceContext, id: string): Prisma.AssetWhereUniqueInput {
+  return { id: isUuid(id) ? id : NIL_UUID, AND: [assetWhere(ctx, {})] };
+}
+
+/** For asset(id) on GraphQL: null when absent or not visible. */
+export async function findVisibleAsset<Q extends object>(ctx: ServiceContext, id: string, query: Q) {
+  if (!isUuid(id)) return null;
+  return ctx.deps.prisma.asset.findFirst({ ...query, where: { AND: [{ id }, assetWhere(ctx, {})] } });
+}

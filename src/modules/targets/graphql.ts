@@ -1,0 +1,101 @@
+import { builder } from '../../graphql/builder.js';
+import { MUTATION_ERRORS } from '../../graphql/errors.js';
+import { WorkspaceRef } from '../workspaces/graphql.js';
+import * as targets from './service.js';
+import { TARGET_TYPES } from './schemas.js';
+
+export const TargetTypeEnum = builder.enumType('TargetType', { values: TARGET_TYPES });
+
+export const TargetRef = builder.prismaNode('Target', {
+  id: { field: 'id' },
+  description: 'Something a workspace asks us to look at: a domain, an IP address, a CIDR range or a URL.',
+  // node(id), target(id) and every nested lookup go through the service's visibility rule.
+  findUnique: (id, ctx) => targets.visibleTargetWhereUnique(ctx, id),
+  fields: (t) => ({
+    databaseId: t.exposeString('id', { description: 'The UUID the REST API uses.' }),
+    value: t.exposeString('value', { description: 'Normalised: lower-case host, canonical IP or network, URL without credentials or fragment.' }),
+    type: t.expose('type', { type: TargetTypeEnum }),
+    lastScannedAt: t.expose('lastScannedAt', { type: 'DateTime', nullable: true }),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
+    workspace: t.relation('workspace'),
+    assetCount: t.relationCount('assets', { description: 'Assets discovered from this target.' }),
+    findingCount: t.relationCount('findings', { where: { status: 'open' }, description: 'Open findings on this target.' }),
+  }),
+});
+
+builder.prismaObjectField('Workspace', 'targets', (t) =>
+  t.relatedConnection(
+    'targets',
+    {
+      cursor: 'id',
+      totalCount: true,
+      description: "The workspace's targets, newest first.",
+      args: {
+        search: t.arg.string({ description: 'Matches the value, case-insensitive.' }),
+        type: t.arg({ type: TargetTypeEnum }),
+      },
+      query: (args, ctx) => ({
+        where: targets.targetWhere(ctx, { search: args.search ?? undefined, type: args.type ?? undefined }),
+        orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+      }),
+    },
+    { name: 'TargetConnection' },
+    { name: 'TargetEdge' },
+  ),
+);
+
+builder.queryFields((t) => ({
+  target: t.prismaField({
+    type: 'Target',
+    nullable: true,
+    authScopes: { signedIn: true },
+    args: { id: t.arg.globalID({ required: true, for: [TargetRef] }) },
+    resolve: (query, _root, args, ctx) => targets.findVisibleTarget(ctx, args.id.id, query),
+  }),
+}));
+
+const AddTargetStatus = builder.enumType('AddTargetStatus', { values: ['created', 'duplicate', 'invalid'] as const });
+
+const AddTargetResult = builder.objectRef<targets.BulkTargetResult>('AddTargetResult').implement({
+  description: 'What became of one value of addTargets.',
+  fields: (t) => ({
+    value: t.exposeString('value', { description: 'The value as sent.' }),
+    status: t.expose('status', { type: AddTargetStatus }),
+    target: t.expose('target', { type: TargetRef, nullable: true, description: 'The created target, or the existing one for a duplicate.' }),
+    error: t.exposeString('error', { nullable: true, description: 'Why an invalid value was refused.' }),
+  }),
+});
+
+const AddTargetsPayload = builder.objectRef<targets.BulkCreateTargetsResult>('AddTargetsPayload').implement({
+  fields: (t) => ({
+    results: t.expose('results', { type: [AddTargetResult] }),
+    created: t.int({ resolve: (payload) => payload.summary.created }),
+    duplicate: t.int({ resolve: (payload) => payload.summary.duplicate }),
+    invalid: t.int({ resolve: (payload) => payload.summary.invalid }),
+  }),
+});
+
+builder.mutationFields((t) => ({
+  addTarget: t.field({
+    type: TargetRef,
+    errors: { types: MUTATION_ERRORS },
+    description: 'Adds one target; a value the workspace already has is a ConflictError.',
+    args: { workspaceId: t.arg.globalID({ required: true, for: [WorkspaceRef] }), value: t.arg.string({ required: true }) },
+    resolve: (_root, args, ctx) => targets.createTarget(ctx, args.workspaceId.id, { value: args.value }),
+  }),
+  addTargets: t.field({
+    type: AddTargetsPayload,
+    errors: { types: MUTATION_ERRORS },
+    description: 'Adds up to 500 targets; each value reports created, duplicate or invalid.',
+    args: { workspaceId: t.arg.globalID({ required: true, for: [WorkspaceRef] }), values: t.arg.stringList({ required: true }) },
+    resolve: (_root, args, ctx) => targets.createTargets(ctx, args.workspaceId.id, { targets: args.values.map((value) => ({ value })) }),
+  }),
+  deleteTarget: t.field({
+    type: 'ID',
+    errors: { types: MUTATION_ERRORS },
+    description: 'Deletes the target and its scans; returns its database id.',
+    args: { id: t.arg.globalID({ required: true, for: [TargetRef] }) },
+    resolve: async (_root, args, ctx) => (await targets.deleteVisibleTarget(ctx, args.id.id)).id,
+  }),
+}));

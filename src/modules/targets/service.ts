@@ -1,0 +1,187 @@
+import type { ServiceContext } from '../../context.js';
+import { ConflictError, NotFoundError, ValidationError } from '../../errors.js';
+import { assertCan, isUuid, requireViewer, visibleWorkspacesWhere } from '../../auth/authz.js';
+import type { Prisma } from '../../db.js';
+import { validate } from '../../validate.js';
+import { escapeLike, pageEnvelope, pageWindow, prismaDirection, type Page } from '../../pagination.js';
+import { publishWorkspaceEvent } from '../workspaces/events.js';
+import { normalizeTarget, type NormalizedTarget, type TargetType } from './normalize.js';
+import { createTargetInput, createTargetsInput, listTargetsInput, type CreateTargetInput, type CreateTargetsInput, type ListTargetsInput } from './schemas.js';
+import { targetResponseInclude, toTargetResponse, type TargetResponse } from './response.js';
+
+export interface TargetFilters {
+  workspaceId?: string;
+  search?: string;
+  type?: TargetType;
+}
+
+/** The visibility rule AND-ed with the filters: shared by the REST page, the GraphQL connection and lookups. */
+export function targetWhere(ctx: ServiceContext, filters: TargetFilters): Prisma.TargetWhereInput {
+  const viewer = requireViewer(ctx);
+  const and: Prisma.TargetWhereInput[] = [{ workspace: visibleWorkspacesWhere(viewer) }];
+  if (filters.workspaceId) and.push({ workspaceId: filters.workspaceId });
+  if (filters.search) and.push({ value: { contains: escapeLike(filters.search), mode: 'insensitive' } });
+  if (filters.type) and.push({ type: filters.type });
+  return { AND: and };
+}
+
+function isUniqueViolation(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'P2002';
+}
+
+function duplicateError(value: string): ConflictError {
+  return new ConflictError(`Target ${value} already exists in this workspace`);
+}
+
+export async function createTarget(ctx: ServiceContext, workspaceId: string, input: CreateTargetInput): Promise<TargetResponse> {
+  const viewer = requireViewer(ctx);
+  const { value: raw } = validate(createTargetInput, input);
+  const { value, type } = normalizeTarget(raw);
+  await assertCan(ctx, 'target:write', { workspaceId });
+  const existing = await ctx.deps.prisma.target.findUnique({ where: { workspaceId_value: { workspaceId, value } }, select: { id: true } });
+  if (existing) throw duplicateError(value);
+  let row;
+  try {
+    row = await ctx.deps.prisma.target.create({ data: { workspaceId, value, type, createdById: viewer.id }, include: targetResponseInclude });
+  } catch (error) {
+    // Someone added the same target between our check and the insert.
+    if (isUniqueViolation(error)) throw duplicateError(value);
+    throw error;
+  }
+  await publishWorkspaceEvent(ctx, workspaceId, 'target.created', row.id);
+  return toTargetResponse(row);
+}
+
+export type BulkTargetStatus = 'created' | 'duplicate' | 'invalid';
+
+export interface BulkTargetResult {
+  /** The value as sent. */
+  value: string;
+  status: BulkTargetStatus;
+  /** The created target, or for a duplicate the one that already holds this value. */
+  target?: TargetResponse;
+  error?: string;
+}
+
+export interface BulkCreateTargetsResult {
+  results: BulkTargetResult[];
+  summary: Record<BulkTargetStatus, number>;
+}
+
+/**
+ * Adds many targets at once. Each item is reported on its own: invalid ones are skipped with their error, a
+ * value already in the workspace (or earlier in the same request, after normalisation) is a duplicate.
+ */
+export async function createTargets(ctx: ServiceContext, workspaceId: string, input: CreateTargetsInput): Promise<BulkCreateTargetsResult> {
+  const viewer = requireViewer(ctx);
+  const { targets } = validate(createTargetsInput, input);
+  await assertCan(ctx, 'target:write', { workspaceId });
+
+  const parsed = targets.map(({ value }): { value: string; target?: NormalizedTarget; error?: string } => {
+    try {
+      return { value, target: normalizeTarget(value) };
+    } catch (error) {
+      if (error instanceof ValidationError) return { value, error: error.message };
+      throw error;
+    }
+  });
+  const wanted = new Map<string, TargetType>();
+  for (const item of parsed) if (item.target && !wanted.has(item.target.value)) wanted.set(item.target.value, item.target.type);
+
+  const prisma = ctx.deps.prisma;
+  const created = wanted.size
+    ? await prisma.target.createManyAndReturn({
+        data: [...wanted].map(([value, type]) => ({ workspaceId, value, type, createdById: viewer.id })),
+        // Values already present are skipped, not errors: they come back as duplicates.
+        skipDuplicates: true,
+        select: { id: true, value: true },
+      })
+    : [];
+  const createdValues = new Set(created.map((row) => row.value));
+  const rows = wanted.size
+    ? await prisma.target.findMany({ where: { workspaceId, value: { in: [...wanted.keys()] } }, include: targetResponseInclude })
+    : [];
+  const byValue = new Map(rows.map((row) => [row.value, toTargetResponse(row)]));
+
+  const summary: Record<BulkTargetStatus, number> = { created: 0, duplicate: 0, invalid: 0 };
+  const reported = new Set<string>();
+  const results = parsed.map((item): BulkTargetResult => {
+    if (!item.target) {
+      summary.invalid += 1;
+      return { value: item.value, status: 'invalid', error: item.error };
+    }
+    const normalized = item.target.value;
+    const isNew = createdValues.has(normalized) && !reported.has(normalized);
+    reported.add(normalized);
+    summary[isNew ? 'created' : 'duplicate'] += 1;
+    return { value: item.value, status: isNew ? 'created' : 'duplicate', target: byValue.get(normalized) };
+  });
+  for (const row of created) await publishWorkspaceEvent(ctx, workspaceId, 'target.created', row.id);
+  return { results, summary };
+}
+
+export async function listTargets(ctx: ServiceContext, workspaceId: string, input: ListTargetsInput): Promise<Page<TargetResponse>> {
+  const { page, limit, search, type, sortBy, sortOrder } = validate(listTargetsInput, input);
+  await assertCan(ctx, 'target:read', { workspaceId });
+  const where = targetWhere(ctx, { workspaceId, search, type });
+  const direction = prismaDirection(sortOrder);
+  // Never-scanned targets sort last whichever the direction.
+  const primary: Prisma.TargetOrderByWithRelationInput =
+    sortBy === 'lastScannedAt' ? { lastScannedAt: { sort: direction, nulls: 'last' } } : { [sortBy]: direction };
+  const [rows, total] = await Promise.all([
+    ctx.deps.prisma.target.findMany({ where, orderBy: [primary, { id: direction }], ...pageWindow(page, limit), include: targetResponseInclude }),
+    ctx.deps.prisma.target.count({ where }),
+  ]);
+  return pageEnvelope(rows.map(toTargetResponse), total, page, limit);
+}
+
+async function findTargetOrThrow(ctx: ServiceContext, workspaceId: string, id: string) {
+  const row = isUuid(id)
+    ? await ctx.deps.prisma.target.findFirst({ where: { AND: [{ id }, targetWhere(ctx, { workspaceId })] }, include: targetResponseInclude })
+    : null;
+  if (!row) throw new NotFoundError('Target');
+  return row;
+}
+
+export async function getTarget(ctx: ServiceContext, workspaceId: string, id: string): Promise<TargetResponse> {
+  await assertCan(ctx, 'target:read', { workspaceId });
+  return toTargetResponse(await findTargetOrThrow(ctx, workspaceId, id));
+}
+
+/** Deletes the target and its scans; assets and findings stay in the inventory, unlinked from it. */
+export async function deleteTarget(ctx: ServiceContext, workspaceId: string, id: string): Promise<{ id: string }> {
+  await assertCan(ctx, 'target:write', { workspaceId });
+  const { count } = isUuid(id) ? await ctx.deps.prisma.target.deleteMany({ where: { id, workspaceId } }) : { count: 0 };
+  if (!count) throw new NotFoundError('Target');
+  await publishWorkspaceEvent(ctx, workspaceId, 'target.deleted', id);
+  return { id };
+}
+
+/** For GraphQL, where a target is named by its id alone: finds its workspace (if visible), then deletes. */
+export async function deleteVisibleTarget(ctx: ServiceContext, id: string): Promise<{ id: string }> {
+  const row = isUuid(id) ? await ctx.deps.prisma.target.findFirst({ where: { AND: [{ id }, targetWhere(ctx, {})] }, select: { workspaceId: true } }) : null;
+  if (!row) throw new NotFoundError('Target');
+  return deleteTarget(ctx, row.workspaceId, id);
+}
+
+/** The scans service starts scans through this: the caller may start scans here and the target is this workspace's. */
+export async function getTargetForScan(ctx: ServiceContext, workspaceId: string, targetId: string) {
+  await assertCan(ctx, 'scan:start', { workspaceId });
+  const row = isUuid(targetId) ? await ctx.deps.prisma.target.findFirst({ where: { id: targetId, workspaceId } }) : null;
+  if (!row) throw new NotFoundError('Target');
+  return row;
+}
+
+/** The nil UUID is never generated: a malformed id then simply finds nothing. */
+const NIL_UUID = '00000000-0000-0000-0000-000000000000';
+
+/** node(id) lookups: a unique where that also carries the visibility rule. */
+export function visibleTargetWhereUnique(ctx: ServiceContext, id: string): Prisma.TargetWhereUniqueInput {
+  return { id: isUuid(id) ? id : NIL_UUID, AND: [targetWhere(ctx, {})] };
+}
+
+/** For target(id) on GraphQL: null when absent or not visible. */
+export async function findVisibleTarget<Q extends object>(ctx: ServiceContext, id: string, query: Q) {
+  if (!isUuid(id)) return null;
+  return ctx.deps.prisma.target.findFirst({ ...query, where: { AND: [{ id }, targetWhere(ctx, {})] } });
+}

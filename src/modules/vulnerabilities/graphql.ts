@@ -1,0 +1,148 @@
+import { builder } from '../../graphql/builder.js';
+import { MUTATION_ERRORS } from '../../graphql/errors.js';
+import { WorkspaceRef } from '../workspaces/graphql.js';
+import { TargetRef } from '../targets/graphql.js';
+import { AssetRef } from '../assets/graphql.js';
+import * as findings from './service.js';
+import { DISMISS_REASONS, FINDING_EVENT_TYPES, FINDING_STATUS_FILTERS, FINDING_STATUSES, SEVERITIES } from './schemas.js';
+
+export const SeverityEnum = builder.enumType('Severity', { values: SEVERITIES });
+export const FindingStatusEnum = builder.enumType('FindingStatus', { values: FINDING_STATUSES });
+const FindingStatusFilter = builder.enumType('FindingStatusFilter', { values: FINDING_STATUS_FILTERS });
+const DismissReasonEnum = builder.enumType('DismissReason', { values: DISMISS_REASONS });
+const FindingEventTypeEnum = builder.enumType('FindingEventType', { values: FINDING_EVENT_TYPES });
+
+builder.prismaObject('FindingEvent', {
+  description: 'One entry of a finding’s history.',
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    type: t.expose('type', { type: FindingEventTypeEnum }),
+    scanId: t.exposeString('scanId', { nullable: true }),
+    actorId: t.exposeString('actorId', { nullable: true, description: 'Who triaged it; null for changes a scan made.' }),
+    comment: t.exposeString('comment', { nullable: true }),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+  }),
+});
+
+export const FindingRef = builder.prismaNode('Finding', {
+  id: { field: 'id' },
+  description: 'A vulnerability or misconfiguration, deduplicated per workspace by its fingerprint.',
+  findUnique: (id, ctx) => findings.visibleFindingWhereUnique(ctx, id),
+  fields: (t) => ({
+    databaseId: t.exposeString('id', { description: 'The UUID the REST API uses.' }),
+    fingerprint: t.exposeString('fingerprint'),
+    checkId: t.exposeString('checkId', { description: 'The template or check that found it.' }),
+    source: t.exposeString('source'),
+    name: t.exposeString('name'),
+    severity: t.expose('severity', { type: SeverityEnum }),
+    description: t.exposeString('description'),
+    remediation: t.exposeString('remediation'),
+    matcher: t.exposeString('matcher'),
+    status: t.expose('status', { type: FindingStatusEnum }),
+    evidence: t.expose('evidence', { type: 'JSON' }),
+    classification: t.expose('classification', { type: 'JSON', nullable: true }),
+    asset: t.relation('asset', { nullable: true, type: AssetRef }),
+    target: t.relation('target', { nullable: true, type: TargetRef }),
+    occurrences: t.exposeInt('occurrences'),
+    firstSeenAt: t.expose('firstSeenAt', { type: 'DateTime' }),
+    lastSeenAt: t.expose('lastSeenAt', { type: 'DateTime' }),
+    fixedAt: t.expose('fixedAt', { type: 'DateTime', nullable: true }),
+    dismissReason: t.expose('dismissReason', { type: DismissReasonEnum, nullable: true }),
+    dismissComment: t.exposeString('dismissComment', { nullable: true }),
+    dismissedAt: t.expose('dismissedAt', { type: 'DateTime', nullable: true }),
+    events: t.relation('events', { description: 'The history, oldest first.', query: { orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] } }),
+  }),
+});
+
+builder.prismaObjectField('Workspace', 'findings', (t) =>
+  t.relatedConnection(
+    'findings',
+    {
+      cursor: 'id',
+      totalCount: true,
+      description: "The workspace's findings, most recently seen first.",
+      args: {
+        severity: t.arg({ type: [SeverityEnum] }),
+        status: t.arg({ type: FindingStatusFilter, defaultValue: 'open' }),
+        targetId: t.arg.globalID({ for: [TargetRef] }),
+        search: t.arg.string({ description: 'Matches name, check id and description, case-insensitive.' }),
+      },
+      query: (args, ctx) => ({
+        where: findings.findingWhere(ctx, {
+          severity: args.severity ?? undefined,
+          status: args.status ?? 'open',
+          targetIds: args.targetId ? [args.targetId.id] : undefined,
+          search: args.search ?? undefined,
+        }),
+        orderBy: [{ lastSeenAt: 'desc' }, { id: 'desc' }],
+      }),
+    },
+    { name: 'FindingConnection' },
+    { name: 'FindingEdge' },
+  ),
+);
+
+const SeverityCount = builder.objectRef<{ severity: (typeof SEVERITIES)[number]; count: number }>('SeverityCount').implement({
+  fields: (t) => ({ severity: t.expose('severity', { type: SeverityEnum }), count: t.exposeInt('count') }),
+});
+
+const FindingStatusCounts = builder.objectRef<findings.FindingStatistics['byStatus']>('FindingStatusCounts').implement({
+  fields: (t) => ({ open: t.exposeInt('open'), fixed: t.exposeInt('fixed'), dismissed: t.exposeInt('dismissed') }),
+});
+
+const FindingStatistics = builder.objectRef<findings.FindingStatistics>('FindingStatistics').implement({
+  fields: (t) => ({
+    bySeverity: t.field({ type: [SeverityCount], description: 'Open findings per severity, all five, most severe first.', resolve: (stats) => stats.data }),
+    byStatus: t.field({ type: FindingStatusCounts, resolve: (stats) => stats.byStatus }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  finding: t.prismaField({
+    type: 'Finding',
+    nullable: true,
+    authScopes: { signedIn: true },
+    args: { id: t.arg.globalID({ required: true, for: [FindingRef] }) },
+    resolve: (query, _root, args, ctx) => findings.findVisibleFinding(ctx, args.id.id, query),
+  }),
+  findingStatistics: t.field({
+    type: FindingStatistics,
+    authScopes: { signedIn: true },
+    args: { workspaceId: t.arg.globalID({ required: true, for: [WorkspaceRef] }) },
+    resolve: (_root, args, ctx) => findings.findingStatistics(ctx, args.workspaceId.id),
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  dismissFindings: t.field({
+    type: [FindingRef],
+    errors: { types: MUTATION_ERRORS },
+    description: 'Dismisses findings of one workspace with a reason. Any id not of this workspace: NotFoundError, nothing changes.',
+    args: {
+      workspaceId: t.arg.globalID({ required: true, for: [WorkspaceRef] }),
+      ids: t.arg.globalIDList({ required: true, for: [FindingRef] }),
+      reason: t.arg({ type: DismissReasonEnum, required: true }),
+      comment: t.arg.string(),
+    },
+    resolve: async (_root, args, ctx) =>
+      (
+        await findings.dismissFindings(ctx, args.workspaceId.id, {
+          ids: args.ids.map((id) => id.id),
+          reason: args.reason,
+          comment: args.comment ?? undefined,
+        })
+      ).data,
+  }),
+  reopenFindings: t.field({
+    type: [FindingRef],
+    errors: { types: MUTATION_ERRORS },
+    description: 'Reopens dismissed findings of one workspace. Any id not of this workspace: NotFoundError, nothing changes.',
+    args: {
+      workspaceId: t.arg.globalID({ required: true, for: [WorkspaceRef] }),
+      ids: t.arg.globalIDList({ required: true, for: [FindingRef] }),
+      comment: t.arg.string(),
+    },
+    resolve: async (_root, args, ctx) =>
+      (await findings.reopenFindings(ctx, args.workspaceId.id, { ids: args.ids.map((id) => id.id), comment: args.comment ?? undefined })).data,
+  }),
+}));

@@ -1,0 +1,217 @@
+import type { ServiceContext } from '../../context.js';
+import { NotFoundError } from '../../errors.js';
+import { assertCan, isUuid, requireViewer, visibleWorkspacesWhere } from '../../auth/authz.js';
+import type { Prisma } from '../../db.js';
+import { validate } from '../../validate.js';
+import { escapeLike, pageEnvelope, pageWindow, prismaDirection, type Page } from '../../pagination.js';
+import { publishWorkspaceEvent } from '../workspaces/events.js';
+import {
+  dismissFindingsInput,
+  findingStatisticsInput,
+  listFindingsInput,
+  reopenFindingsInput,
+  SEVERITIES,
+  type DismissFindingsInput,
+  type FindingStatisticsInput,
+  type FindingStatus,
+  type FindingStatusFilter,
+  type ListFindingsInput,
+  type ReopenFindingsInput,
+  type Severity,
+} from './schemas.js';
+
+type FindingRow = Prisma.FindingGetPayload<object>;
+type FindingEventRow = Prisma.FindingEventGetPayload<object>;
+
+/** Every column of the row: GraphQL resolves a Finding from it as well. */
+export type FindingResponse = FindingRow;
+
+export interface FindingEventResponse {
+  id: string;
+  type: FindingEventRow['type'];
+  scanId: string | null;
+  actorId: string | null;
+  comment: string | null;
+  createdAt: Date;
+}
+
+export type FindingDetailResponse = FindingResponse & { events: FindingEventResponse[] };
+
+function toFindingResponse(row: FindingRow): FindingResponse {
+  const { events: _events, ...finding } = row as FindingRow & { events?: unknown };
+  return finding;
+}
+
+function toEventResponse(event: FindingEventRow): FindingEventResponse {
+  return { id: event.id, type: event.type, scanId: event.scanId, actorId: event.actorId, comment: event.comment, createdAt: event.createdAt };
+}
+
+/** The nil UUID is never generated: a malformed id then simply finds nothing. */
+const NIL_UUID = '00000000-0000-0000-0000-000000000000';
+const uuidOrNil = (id: string) => (isUuid(id) ? id : NIL_UUID);
+
+export interface FindingFilters {
+  workspaceId?: string;
+  severity?: Severity[];
+  status?: FindingStatusFilter;
+  targetIds?: string[];
+  assetId?: string;
+  search?: string;
+}
+
+/** The visibility rule AND-ed with the filters: shared by the REST page, the GraphQL connection and lookups. */
+export function findingWhere(ctx: ServiceContext, filters: FindingFilters): Prisma.FindingWhereInput {
+  const viewer = requireViewer(ctx);
+  const and: Prisma.FindingWhereInput[] = [{ workspace: visibleWorkspacesWhere(viewer) }];
+  if (filters.workspaceId) and.push({ workspaceId: filters.workspaceId });
+  if (filters.severity?.length) and.push({ severity: { in: filters.severity } });
+  if (filters.status && filters.status !== 'all') and.push({ status: filters.status });
+  if (filters.targetIds?.length) and.push({ targetId: { in: filters.targetIds.map(uuidOrNil) } });
+  if (filters.assetId) and.push({ assetId: uuidOrNil(filters.assetId) });
+  if (filters.search) {
+    const contains = escapeLike(filters.search);
+    and.push({
+      OR: [
+        { name: { contains, mode: 'insensitive' } },
+        { checkId: { contains, mode: 'insensitive' } },
+        { description: { contains, mode: 'insensitive' } },
+      ],
+    });
+  }
+  return { AND: and };
+}
+
+/** Open findings by default, as OASM lists them; `status: 'all'` lifts that. */
+export async function listFindings(ctx: ServiceContext, workspaceId: string, input: ListFindingsInput): Promise<Page<FindingResponse>> {
+  const { page, limit, sortBy, sortOrder, q, ...filters } = validate(listFindingsInput, input);
+  await assertCan(ctx, 'finding:read', { workspaceId });
+  const where = findingWhere(ctx, { ...filters, search: q, workspaceId });
+  const direction = prismaDirection(sortOrder);
+  // Severity sorts by rank (info < low < medium < high < critical: the enum's order), then the latest first.
+  const orderBy: Prisma.FindingOrderByWithRelationInput[] =
+    sortBy === 'severity' ? [{ severity: direction }, { lastSeenAt: 'desc' }, { id: direction }] : [{ [sortBy]: direction }, { id: direction }];
+  const [rows, total] = await Promise.all([
+    ctx.deps.prisma.finding.findMany({ where, orderBy, ...pageWindow(page, limit) }),
+    ctx.deps.prisma.finding.count({ where }),
+  ]);
+  return pageEnvelope(rows.map(toFindingResponse), total, page, limit);
+}
+
+/** One finding with its history (oldest event first). */
+export async function getFinding(ctx: ServiceContext, workspaceId: string, id: string): Promise<FindingDetailResponse> {
+  await assertCan(ctx, 'finding:read', { workspaceId });
+  const row = isUuid(id)
+    ? await ctx.deps.prisma.finding.findFirst({
+        where: { AND: [{ id }, findingWhere(ctx, { workspaceId })] },
+        include: { events: { orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] } },
+      })
+    : null;
+  if (!row) throw new NotFoundError('Finding');
+  return { ...toFindingResponse(row), events: row.events.map(toEventResponse) };
+}
+
+export interface FindingStatistics {
+  /** Open findings per severity, every severity present (most severe first). */
+  data: { severity: Severity; count: number }[];
+  byStatus: Record<FindingStatus, number>;
+}
+
+export async function findingStatistics(ctx: ServiceContext, workspaceId: string, input: FindingStatisticsInput = {}): Promise<FindingStatistics> {
+  const { targetIds } = validate(findingStatisticsInput, input);
+  await assertCan(ctx, 'finding:read', { workspaceId });
+  const where = findingWhere(ctx, { workspaceId, targetIds, status: 'all' });
+  const [bySeverity, byStatus] = await Promise.all([
+    ctx.deps.prisma.finding.groupBy({ by: ['severity'], where: { AND: [where, { status: 'open' }] }, _count: { _all: true } }),
+    ctx.deps.prisma.finding.groupBy({ by: ['status'], where, _count: { _all: true } }),
+  ]);
+  const severityCount = new Map(bySeverity.map((group) => [group.severity, group._count._all]));
+  const statusCount = new Map(byStatus.map((group) => [group.status, group._count._all]));
+  return {
+    data: [...SEVERITIES].reverse().map((severity) => ({ severity, count: severityCount.get(severity) ?? 0 })),
+    byStatus: { open: statusCount.get('open') ?? 0, fixed: statusCount.get('fixed') ?? 0, dismissed: statusCount.get('dismissed') ?? 0 },
+  };
+}
+
+export interface TriageResult {
+  /** How many findings changed state (the others were already there). */
+  updated: number;
+  /** Every finding named, in the order given, as it now is. */
+  data: FindingResponse[];
+}
+
+interface TriageChange {
+  /** Only findings in these states change; the rest are left as they are. */
+  from: Prisma.FindingWhereInput['status'];
+  data: Prisma.FindingUpdateManyMutationInput;
+  event: 'dismissed' | 'reopened';
+  comment: string | null;
+}
+
+/**
+ * Bulk triage inside one workspace. Every id must be a finding of this workspace, or nothing changes and the
+ * answer is 404 naming the first missing id (a finding of another workspace reads exactly like one that does
+ * not exist). The state change and its FindingEvents commit together; events are published after.
+ */
+async function triage(ctx: ServiceContext, workspaceId: string, ids: string[], change: TriageChange): Promise<TriageResult> {
+  const viewer = requireViewer(ctx);
+  await assertCan(ctx, 'finding:triage', { workspaceId });
+  const unique = [...new Set(ids.map((id) => id.toLowerCase()))];
+  const { changed, rows } = await ctx.deps.prisma.$transaction(async (tx) => {
+    const present = await tx.finding.findMany({ where: { id: { in: unique }, workspaceId }, select: { id: true } });
+    if (present.length !== unique.length) {
+      const found = new Set(present.map((row) => row.id));
+      throw new NotFoundError(`Finding ${unique.find((id) => !found.has(id))}`);
+    }
+    // The status condition sits in the UPDATE itself: of two concurrent requests only one changes a row (and logs it).
+    const changed = await tx.finding.updateManyAndReturn({
+      where: { id: { in: unique }, workspaceId, status: change.from },
+      data: change.data,
+      select: { id: true },
+    });
+    if (changed.length) {
+      await tx.findingEvent.createMany({ data: changed.map((row) => ({ findingId: row.id, type: change.event, actorId: viewer.id, comment: change.comment })) });
+    }
+    const rows = await tx.finding.findMany({ where: { id: { in: unique }, workspaceId } });
+    return { changed, rows };
+  });
+  for (const row of changed) await publishWorkspaceEvent(ctx, workspaceId, `finding.${change.event}`, row.id);
+  const byId = new Map(rows.map((row) => [row.id, toFindingResponse(row)]));
+  return { updated: changed.length, data: unique.map((id) => byId.get(id)!) };
+}
+
+/**
+ * Dismisses open (or fixed) findings with a reason; already dismissed ones are left as they are. The event's
+ * comment records the reason, then the comment: `false_positive: only on staging`.
+ */
+export async function dismissFindings(ctx: ServiceContext, workspaceId: string, input: DismissFindingsInput): Promise<TriageResult> {
+  const viewer = requireViewer(ctx);
+  const { ids, reason, comment } = validate(dismissFindingsInput, input);
+  return triage(ctx, workspaceId, ids, {
+    from: { not: 'dismissed' },
+    data: { status: 'dismissed', dismissReason: reason, dismissComment: comment || null, dismissedAt: new Date(), dismissedById: viewer.id },
+    event: 'dismissed',
+    comment: comment ? `${reason}: ${comment}` : reason,
+  });
+}
+
+/** Reopens dismissed findings; findings that are not dismissed are left as they are. */
+export async function reopenFindings(ctx: ServiceContext, workspaceId: string, input: ReopenFindingsInput): Promise<TriageResult> {
+  const { ids, comment } = validate(reopenFindingsInput, input);
+  return triage(ctx, workspaceId, ids, {
+    from: 'dismissed',
+    data: { status: 'open', fixedAt: null, dismissReason: null, dismissComment: null, dismissedAt: null, dismissedById: null },
+    event: 'reopened',
+    comment: comment || null,
+  });
+}
+
+/** node(id) lookups: a unique where that also carries the visibility rule. */
+export function visibleFindingWhereUnique(ctx: ServiceContext, id: string): Prisma.FindingWhereUniqueInput {
+  return { id: uuidOrNil(id), AND: [findingWhere(ctx, {})] };
+}
+
+/** For finding(id) on GraphQL: null when absent or not visible. */
+export async function findVisibleFinding<Q extends object>(ctx: ServiceContext, id: string, query: Q) {
+  if (!isUuid(id)) return null;
+  return ctx.deps.prisma.finding.findFirst({ ...query, where: { AND: [{ id }, findingWhere(ctx, {})] } });
+}
