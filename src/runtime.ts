@@ -8,6 +8,8 @@ import { resolveAuthSecret } from './auth/secret.js';
 import { AttemptLimiter } from './auth/rate-limit.js';
 import type { AppDeps } from './context.js';
 import { defineQueues } from './workers.js';
+import { ensureBuiltinTools } from './modules/tools/catalogue.js';
+import { closeBlobStore, createBlobStore } from './storage/index.js';
 
 export interface RuntimeOptions {
   env: Env;
@@ -33,6 +35,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const db = options.database ?? (await openDatabase({ url: env.DATABASE_URL, pgliteDir: `${env.dataDir}/pglite` }));
   const applied = await db.migrate();
   if (applied.length) log.info({ applied }, 'migrations applied');
+  await ensureBuiltinTools({ prisma: db.prisma, log });
 
   const pubsubHandle = createAppPubSub(env.REDIS_URL);
   const queue = new JobQueue(db, log, { superviseSeconds: env.QUEUE_SUPERVISE_SECONDS });
@@ -52,6 +55,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     pubsub: pubsubHandle.pubsub,
     queue,
     authLimiter: new AttemptLimiter(env.AUTH_RATE_LIMIT_MAX, env.AUTH_RATE_LIMIT_WINDOW_SECONDS * 1000),
+    storage: createBlobStore(env),
   };
   return {
     deps,
@@ -59,6 +63,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
       // Workers finish their current step (bounded), then events and the database go.
       await queue.stop(env.SHUTDOWN_TIMEOUT_MS);
       await pubsubHandle.close();
+      closeBlobStore(deps.storage);
       if (options.ownsDatabase ?? true) await db.close();
     },
   };

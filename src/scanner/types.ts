@@ -147,6 +147,14 @@ export interface FindingEvidence {
   extracted?: Record<string, string | string[] | number | boolean>;
 }
 
+/** CVE, CWE and CVSS of a finding, when its source knows them (e.g. a nuclei template's classification). */
+export interface FindingClassification {
+  cveId?: string[];
+  cweId?: string[];
+  cvssScore?: number;
+  cvssMetrics?: string;
+}
+
 /** A vulnerability or misconfiguration found by a check. */
 export interface FindingObservation {
   kind: 'finding';
@@ -170,6 +178,8 @@ export interface FindingObservation {
   evidence: FindingEvidence;
   /** Which check source produced it: `builtin` here; a template engine would use its own name. */
   source: string;
+  /** Stored on the finding when present; absent leaves what is stored. */
+  classification?: FindingClassification;
 }
 
 export type Observation =

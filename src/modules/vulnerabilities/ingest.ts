@@ -33,12 +33,14 @@ export async function recordFindings(tx: Tx, scope: FindingScope, findings: Find
     const details = {
       name: finding.name,
       severity: finding.severity,
-      description: finding.description,
-      remediation: finding.remediation,
+      // A sparse report (e.g. a tool's) never blanks the text a richer source stored.
+      ...(finding.description ? { description: finding.description } : {}),
+      ...(finding.remediation ? { remediation: finding.remediation } : {}),
       evidence: finding.evidence as Prisma.InputJsonValue,
       ...(finding.classification ? { classification: finding.classification as Prisma.InputJsonValue } : {}),
       lastSeenAt: scope.now,
-      lastScanId: scope.scanId,
+      // Results pushed by a tool have no scan: they keep the scan that last saw the finding.
+      ...(scope.scanId ? { lastScanId: scope.scanId } : {}),
       assetId,
       ...(scope.targetId ? { targetId: scope.targetId } : {}),
     };
@@ -52,6 +54,9 @@ export async function recordFindings(tx: Tx, scope: FindingScope, findings: Find
           checkId: finding.checkId,
           source: finding.source,
           matcher: finding.matcher,
+          description: finding.description,
+          remediation: finding.remediation,
+          lastScanId: scope.scanId,
           firstSeenAt: scope.now,
           events: { create: { type: 'opened', scanId: scope.scanId } },
         },
