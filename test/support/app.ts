@@ -38,13 +38,15 @@ async function createFreshPostgresDatabase(): Promise<{ url: string; drop: () =>
 export interface TestDatabase {
   db: Database;
   dispose: () => Promise<void>;
+  /** The PostgreSQL URL of this database (absent on PGlite), for processes that must share it. */
+  url?: string;
 }
 
 export async function createTestDatabase(options: { logQueries?: boolean } = {}): Promise<TestDatabase> {
   if (usingPostgres) {
     const fresh = await createFreshPostgresDatabase();
     const db = await openDatabase({ url: fresh.url, logQueries: options.logQueries, poolSize: 5 });
-    return { db, dispose: fresh.drop };
+    return { db, dispose: fresh.drop, url: fresh.url };
   }
   const db = await openDatabase({ pgliteTemplate: loadTemplate(), logQueries: options.logQueries });
   return { db, dispose: async () => {} };
@@ -54,6 +56,8 @@ export interface TestApp {
   app: App;
   url: string;
   db: Database;
+  /** The PostgreSQL URL of the app's database (absent on PGlite), e.g. for a separate worker process. */
+  databaseUrl?: string;
   stop: () => Promise<void>;
 }
 
@@ -73,12 +77,14 @@ export async function startTestApp(
     ...(redisUrl ? { REDIS_URL: redisUrl } : {}),
     ...envOverrides,
   });
-  const app = await createApp({ env, database: testDb.db });
+  // A database passed in belongs to whoever created it (e.g. another app sharing it): this app leaves it open.
+  const app = await createApp({ env, database: testDb.db, ownsDatabase: !options.database });
   const url = await app.listen(0, '127.0.0.1');
   return {
     app,
     url,
     db: testDb.db,
+    databaseUrl: testDb.url,
     stop: async () => {
       await app.stop();
       if (!options.database) await testDb.dispose();

@@ -53,9 +53,15 @@ export function createScanRunner(deps: AppDeps) {
     const { scan } = step;
     const startedAt = new Date();
     const running = await prisma.$transaction(async (tx) => {
-      await tx.scanStep.update({ where: { id: step.id }, data: { status: 'IN_PROGRESS', attempts: { increment: 1 }, startedAt, error: null } });
+      // Claimed only while still runnable: a cancel (or completion) that committed after the read above wins.
+      const claimed = await tx.scanStep.updateMany({
+        where: { id: step.id, status: { in: ['PENDING', 'IN_PROGRESS'] } },
+        data: { status: 'IN_PROGRESS', attempts: { increment: 1 }, startedAt, error: null },
+      });
+      if (claimed.count === 0) return null;
       return tx.scan.update({ where: { id: scan.id }, data: { status: 'IN_PROGRESS', startedAt: scan.startedAt ?? startedAt } });
     });
+    if (!running) return;
     publishScanUpdate(deps, running);
 
     const options = scan.options as unknown as ScanOptions;
@@ -88,10 +94,17 @@ export function createScanRunner(deps: AppDeps) {
       });
       // Cancelled (or finished elsewhere) while this step ran: its results are discarded.
       if (TERMINAL_STATUSES.has(scan.status)) return null;
+      // Complete the step once, before ingesting anything: another run of it (its lease expired while it
+      // was still running, so the queue started it again) may have completed it already, or a cancel may
+      // have committed since the read above. Either way this run's results are discarded.
+      const claimed = await tx.scanStep.updateMany({
+        where: { id: job.stepId, status: 'IN_PROGRESS' },
+        data: { status: 'COMPLETED', output: output as unknown as Prisma.InputJsonValue, finishedAt: now },
+      });
+      if (claimed.count === 0) return null;
       const scope = { workspaceId: scan.workspaceId, targetId: scan.targetId, scanId: scan.id, autoEnable: scan.workspace.isAutoEnableAssetAfterDiscovered, now };
       const ingested = await ingestStepOutput(tx, scope, name, output);
       const current = scan.steps.find((s) => s.id === job.stepId)!;
-      await tx.scanStep.update({ where: { id: job.stepId }, data: { status: 'COMPLETED', output: output as unknown as Prisma.InputJsonValue, finishedAt: now } });
       const next = scan.steps.find((s) => s.position > current.position && s.status !== 'COMPLETED');
       const counters = await countScanResults(tx, scan.id);
       const updated = await tx.scan.update({

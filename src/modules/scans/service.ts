@@ -120,21 +120,24 @@ export async function retryScan(ctx: ServiceContext, scanId: string, workspaceId
 
 /** Checks access once, then streams this scan's updates (the current state first) until it ends. */
 export async function subscribeToScan(ctx: ServiceContext, scanId: string): Promise<AsyncIterable<ScanWithSteps>> {
-  const first = await getScan(ctx, scanId);
-  const updates = ctx.deps.pubsub.subscribe('scan:updated', scanId);
-  const prisma = ctx.deps.prisma;
+  await getScan(ctx, scanId);
+  const { pubsub, prisma } = ctx.deps;
   async function* stream(): AsyncGenerator<ScanWithSteps> {
+    // Listen before reading the current state: an update published between the read and the start of
+    // listening would be lost, and if it was the last one (COMPLETED) the stream would never end.
+    const updates = pubsub.subscribe('scan:updated', scanId)[Symbol.asyncIterator]();
+    let next = updates.next();
     try {
-      yield first;
-      if (TERMINAL_STATUSES.has(first.status)) return;
-      for await (const update of updates) {
-        const scan = await prisma.scan.findUnique({ where: { id: update.scanId }, include: scanInclude });
+      for (;;) {
+        const scan = await prisma.scan.findUnique({ where: { id: scanId }, include: scanInclude });
         if (!scan) return;
         yield scan;
         if (TERMINAL_STATUSES.has(scan.status)) return;
+        if ((await next).done) return;
+        next = updates.next();
       }
     } finally {
-      await (updates as AsyncIterableIterator<unknown>).return?.();
+      await updates.return?.();
     }
   }
   return stream();

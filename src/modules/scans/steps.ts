@@ -1,5 +1,6 @@
 import {
   runStep,
+  ScopeError,
   type CertificateObservation,
   type FindingObservation,
   type HostObservation,
@@ -49,20 +50,24 @@ export class ScopeRefusal extends Error {
   override name = 'ScopeRefusal';
 }
 
-/** The addresses later steps may touch; a target all of whose addresses are blocked fails with the reason. */
-function addressesInScope(hosts: HostObservation[]): { address: string; host?: string }[] {
+/**
+ * The addresses later steps may touch, judged by this instance's scope guard now rather than by the
+ * `outOfScope` the dns step stored: a retry after the operator widened SCAN_ALLOWED_NETWORKS (or a worker
+ * configured differently) must see the scope that applies when it connects. A target all of whose
+ * addresses are blocked fails with the reason and how to allow it.
+ */
+function addressesInScope(hosts: HostObservation[], guard: ScopeGuard): { address: string; host?: string }[] {
   const pairs: { address: string; host?: string }[] = [];
-  const refused: HostObservation['outOfScope'] = [];
+  const refused: string[] = [];
   for (const host of hosts) {
-    const blocked = new Set(host.outOfScope.map((entry) => entry.address));
-    refused.push(...host.outOfScope);
+    const name = host.resolvedVia === 'literal' ? undefined : host.host;
     for (const address of host.addresses) {
-      if (!blocked.has(address)) pairs.push({ address, host: host.resolvedVia === 'literal' ? undefined : host.host });
+      const decision = guard.check(address);
+      if (decision.allowed) pairs.push({ address, host: name });
+      else refused.push(new ScopeError(address, decision.range, decision.label, name).message);
     }
   }
-  if (!pairs.length && refused.length) {
-    throw new ScopeRefusal(`Refused to scan ${refused.map((entry) => `${entry.address} (${entry.reason})`).join('; ')}`);
-  }
+  if (!pairs.length && refused.length) throw new ScopeRefusal(`Refused to scan: ${refused.join(' ')}`);
   return pairs;
 }
 
@@ -84,7 +89,7 @@ export const STEP_RUNNERS = {
   },
 
   async ports(ctx: StepContext): Promise<StepOutputs['ports']> {
-    const pairs = addressesInScope(ctx.previous.dns?.hosts ?? []);
+    const pairs = addressesInScope(ctx.previous.dns?.hosts ?? [], ctx.guard);
     const ports = ctx.options.ports ?? (ctx.target.type === 'url' ? [portOfUrl(ctx.target.value)] : undefined);
     const found = await mapBounded(pairs, HOST_CONCURRENCY, async ({ address, host }) => {
       const input = { address, host, ports, concurrency: ctx.options.portConcurrency, timeoutMs: ctx.options.timeoutMs, grabBanner: true };
