@@ -16,6 +16,8 @@ import { buildOpenApiDocument } from './rest/openapi.js';
 import { serveDocs } from './rest/docs.js';
 import { createMetrics } from './metrics.js';
 import { AppError, errorBody } from './errors.js';
+import { LOGO_ROUTE } from './modules/system-configs/service.js';
+import { serveSystemLogo } from './modules/system-configs/logo-route.js';
 
 export interface AppOptions {
   env: Env;
@@ -60,6 +62,10 @@ export async function createApp(options: AppOptions): Promise<App> {
   const runtime = await createRuntime(options);
   const { deps } = runtime;
   const { log, db } = deps;
+  // pg's pool re-emits an idle connection's error (PostgreSQL restarted, failed over, or terminated the
+  // backend) as 'error' on the pool: without a listener that is an uncaught exception and the process dies.
+  // The pool has already dropped the connection and opens a new one on the next query.
+  db.pool?.on('error', (error) => log.warn({ err: error }, 'idle database connection lost'));
   if (env.WORKERS) await startWorkers(deps);
   const metrics = createMetrics(db);
 
@@ -108,6 +114,8 @@ export async function createApp(options: AppOptions): Promise<App> {
       return void res.end(openApiJson);
     }
     if (serveDocs(path, req, res)) return;
+    // The stored logo is bytes, not JSON: served beside the REST handler (which keeps POST for the upload).
+    if (path === LOGO_ROUTE && (req.method === 'GET' || req.method === 'HEAD')) return serveSystemLogo(await buildContext(toHeaders(req), req), req, res);
     if (path.startsWith('/api/v1/')) return rest(req, res);
     if (path === '/graphql') return void (await yoga.handle(req, res, { req }));
     sendError(res, errorBody(new AppError('NOT_FOUND', `No route ${req.method} ${path}`)));

@@ -6,6 +6,7 @@ import type { PubSub } from './pubsub.js';
 import type { JobQueue } from './queue.js';
 import type { AttemptLimiter } from './auth/rate-limit.js';
 import type { WorkspaceRole } from './auth/permissions.js';
+import type { BlobStore } from './storage/index.js';
 
 /** Long-lived things every request shares: built once by createApp(). */
 export interface AppDeps {
@@ -17,6 +18,8 @@ export interface AppDeps {
   pubsub: PubSub;
   queue: JobQueue;
   authLimiter: AttemptLimiter;
+  /** Object storage (local files or S3): templates, the instance logo. */
+  storage: BlobStore;
 }
 
 export interface Viewer {

@@ -63,7 +63,33 @@ const envSchema = z.object({
   SCAN_MAX_REQUESTS_PER_SECOND: integer(1, 10_000).default(100),
   SCAN_MAX_CONCURRENCY_PER_HOST: integer(1, 1_000).default(64),
   BODY_LIMIT_BYTES: integer(1024).default(1_048_576),
+  STORAGE_DRIVER: z.enum(['local', 's3'], { message: 'must be local or s3' }).default('local'),
+  S3_ENDPOINT: z
+    .string()
+    .refine((value) => /^https?:\/\/[^/]/.test(value) && URL.canParse(value), { message: 'must be an http:// or https:// URL such as http://minio:9000' })
+    .optional(),
+  S3_REGION: z.string().min(1).default('us-east-1'),
+  S3_BUCKET: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, { message: 'must be a bucket name: 3-63 lowercase letters, digits, dots and hyphens' })
+    .optional(),
+  S3_ACCESS_KEY_ID: z.string().optional(),
+  S3_SECRET_ACCESS_KEY: z.string().optional(),
+  /** Unset: path-style (`endpoint/bucket/key`) when S3_ENDPOINT is set (MinIO and most S3-compatible servers), virtual-hosted otherwise. */
+  S3_FORCE_PATH_STYLE: booleanString.optional(),
 });
+
+/** Settings that only make sense together. */
+const checkedEnvSchema = envSchema.superRefine((env, ctx) => {
+  if (env.STORAGE_DRIVER === 's3' && !env.S3_BUCKET) {
+    ctx.addIssue({ code: 'custom', path: ['S3_BUCKET'], message: 'is required when STORAGE_DRIVER=s3' });
+  }
+  if (Boolean(env.S3_ACCESS_KEY_ID) !== Boolean(env.S3_SECRET_ACCESS_KEY)) {
+    const [missing, present] = env.S3_ACCESS_KEY_ID ? ['S3_SECRET_ACCESS_KEY', 'S3_ACCESS_KEY_ID'] : ['S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY'];
+    ctx.addIssue({ code: 'custom', path: [missing], message: `is required when ${present} is set (leave both unset for the default AWS credential chain)` });
+  }
+  // Reported alongside other bad variables, not only once they are fixed.
+}, { when: () => true });
 
 export type Env = z.infer<typeof envSchema> & { dataDir: string };
 
@@ -74,7 +100,7 @@ export class ConfigError extends Error {
 /** Parses `source` (default: process.env); throws ConfigError listing every bad variable. */
 export function loadEnv(source: Record<string, string | undefined> = process.env): Env {
   const cleaned = Object.fromEntries(Object.entries(source).filter(([, value]) => value !== undefined && value !== ''));
-  const parsed = envSchema.safeParse(cleaned);
+  const parsed = checkedEnvSchema.safeParse(cleaned);
   if (!parsed.success) {
     const lines = parsed.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`);
     throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
