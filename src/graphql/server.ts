@@ -4,7 +4,7 @@ import { GraphQLError } from 'graphql';
 import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
 import { WebSocketServer } from 'ws';
 import { useServer } from 'graphql-ws/use/ws';
-import type { ExecutionArgs } from 'graphql';
+import type { DocumentNode, ExecutionArgs, ValidationContext } from 'graphql';
 import { schema } from './schema.js';
 import type { AppDeps, ServiceContext } from '../context.js';
 import { AppError } from '../errors.js';
@@ -49,6 +49,21 @@ export function headersForSocket(connectionParams: Record<string, unknown> | und
   return headers;
 }
 
+/**
+ * graphql-armor's default is to throw out of validate(): over HTTP that answered 200 without an error code,
+ * and over the websocket it escaped onSubscribe and closed the whole socket (4500). Reporting through the
+ * validation context makes a limit like any other validation error (400, GRAPHQL_VALIDATION_FAILED).
+ */
+const reportAsValidationError = {
+  propagateOnRejection: false,
+  onReject: [
+    (context: ValidationContext | null, error: GraphQLError) => {
+      if (!context) throw error;
+      context.reportError(error);
+    },
+  ],
+};
+
 export function createGraphQLServer({ deps, buildContext, plugins }: GraphQLServerOptions): YogaServerInstance<YogaServerContext, ServiceContext> {
   const { env } = deps;
   return createYoga<YogaServerContext, ServiceContext>({
@@ -70,11 +85,11 @@ export function createGraphQLServer({ deps, buildContext, plugins }: GraphQLServ
     plugins: [
       // Depth, alias, cost and token limits, checked at validation: before any resolver, over HTTP and websocket.
       EnvelopArmorPlugin({
-        maxDepth: { n: env.GRAPHQL_MAX_DEPTH, ignoreIntrospection: true, exposeLimits: true },
-        maxAliases: { n: env.GRAPHQL_MAX_ALIASES, exposeLimits: true },
-        costLimit: { maxCost: env.GRAPHQL_MAX_COST, exposeLimits: true },
+        maxDepth: { n: env.GRAPHQL_MAX_DEPTH, ignoreIntrospection: true, exposeLimits: true, ...reportAsValidationError },
+        maxAliases: { n: env.GRAPHQL_MAX_ALIASES, exposeLimits: true, ...reportAsValidationError },
+        costLimit: { maxCost: env.GRAPHQL_MAX_COST, exposeLimits: true, ...reportAsValidationError },
         maxTokens: { n: 5000, exposeLimits: true },
-        maxDirectives: { n: 50, exposeLimits: true },
+        maxDirectives: { n: 50, exposeLimits: true, ...reportAsValidationError },
         blockFieldSuggestion: { enabled: env.NODE_ENV === 'production' },
       }),
       ...plugins,
@@ -98,17 +113,26 @@ export function attachWebSocket(server: Server, yoga: YogaServerInstance<YogaSer
           connectionParams: ctx.connectionParams ?? {},
           params,
         });
-        const args = {
+        // A document that does not parse or validate is answered with an `error` message for this operation;
+        // thrown out of onSubscribe it would close the whole socket (4500) and every other subscription on it.
+        let document: DocumentNode;
+        try {
+          document = parse(params.query);
+          const errors = validate(schema, document);
+          if (errors.length) return errors;
+        } catch (error) {
+          if (error instanceof GraphQLError) return [error];
+          throw error;
+        }
+        // Context (the viewer lookup) only for an operation that passed validation, as over HTTP.
+        return {
           schema,
           operationName: params.operationName,
-          document: parse(params.query),
+          document,
           variableValues: params.variables,
           contextValue: await contextFactory(),
           rootValue: { execute, subscribe },
         };
-        const errors = validate(args.schema, args.document);
-        if (errors.length) return errors;
-        return args;
       },
     },
     wss,

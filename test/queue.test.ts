@@ -1,0 +1,101 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { startTestApp, type TestApp } from './support/app.js';
+import { waitFor } from './support/wait.js';
+import { JobQueue } from '../src/queue.js';
+import { createLogger } from '../src/logger.js';
+
+/**
+ * The JobQueue seam on the test app's own database (PGlite or PostgreSQL). The app's queue is already
+ * started, and queues must be defined before start(), so the test runs a second JobQueue beside it.
+ */
+let server: TestApp;
+let queue: JobQueue;
+let ownerId: string;
+const suffix = randomBytes(4).toString('hex');
+const TX_QUEUE = `test-tx-${suffix}`;
+const RETRY_QUEUE = `test-retry-${suffix}`;
+
+const delivered: { workspaceId: string; label: string }[] = [];
+const attempts = new Map<string, number[]>();
+
+beforeAll(async () => {
+  server = await startTestApp();
+  ownerId = (await server.db.prisma.user.create({ data: { id: randomUUID(), name: 'Queue owner', email: `queue.${suffix}@example.test` } })).id;
+  queue = new JobQueue(server.db, createLogger('silent'));
+  queue.define({ name: TX_QUEUE, expireInSeconds: 30, retryLimit: 0 });
+  queue.define({ name: RETRY_QUEUE, expireInSeconds: 30, retryLimit: 2, retryDelay: 0 });
+  await queue.start();
+  await queue.work<{ workspaceId: string; label: string }>(TX_QUEUE, 1, async (data) => {
+    delivered.push(data);
+  });
+  await queue.work<{ key: string; failures: number }>(RETRY_QUEUE, 1, async (data, job) => {
+    const seen = attempts.get(data.key) ?? [];
+    seen.push(job.attempt);
+    attempts.set(data.key, seen);
+    if (seen.length <= data.failures) throw new Error(`attempt ${seen.length} fails on purpose`);
+  });
+});
+afterAll(async () => {
+  await queue?.stop(5000);
+  await server?.stop();
+});
+
+async function jobState(name: string, id: string) {
+  return (await queue.getJob(name, id))?.state;
+}
+
+describe('JobQueue', () => {
+  it('a job sent in a transaction that rolls back is never stored nor delivered, like the row', async () => {
+    const workspaceId = randomUUID();
+    let jobId: string | null = null;
+    await expect(
+      server.db.prisma.$transaction(async (tx) => {
+        await tx.workspace.create({ data: { id: workspaceId, name: 'rolled back', ownerId } });
+        jobId = await queue.send(TX_QUEUE, { workspaceId, label: 'rolled-back' }, {}, tx);
+        throw new Error('rollback');
+      }),
+    ).rejects.toThrow('rollback');
+
+    expect(jobId).toEqual(expect.any(String));
+    expect(await server.db.prisma.workspace.findUnique({ where: { id: workspaceId } })).toBeNull();
+    expect(await queue.getJob(TX_QUEUE, jobId!)).toBeNull();
+
+    // A job sent after it is delivered; the rolled-back one never shows up.
+    const marker = randomUUID();
+    const markerId = await queue.send(TX_QUEUE, { workspaceId: marker, label: 'marker' });
+    await waitFor(() => delivered.some((data) => data.workspaceId === marker), { timeoutMs: 15_000, what: 'the marker job' });
+    await waitFor(async () => (await jobState(TX_QUEUE, markerId!)) === 'completed', { timeoutMs: 15_000, what: 'the marker job to complete' });
+    expect(delivered.filter((data) => data.workspaceId === workspaceId)).toEqual([]);
+  });
+
+  it('a job sent in a committed transaction is delivered, after its row exists', async () => {
+    const workspaceId = randomUUID();
+    const jobId = await server.db.prisma.$transaction(async (tx) => {
+      await tx.workspace.create({ data: { id: workspaceId, name: 'committed', ownerId } });
+      return queue.send(TX_QUEUE, { workspaceId, label: 'committed' }, {}, tx);
+    });
+    expect(jobId).toEqual(expect.any(String));
+    expect(await server.db.prisma.workspace.findUnique({ where: { id: workspaceId } })).not.toBeNull();
+
+    await waitFor(() => delivered.some((data) => data.workspaceId === workspaceId), { timeoutMs: 15_000, what: 'the committed job' });
+    expect(delivered.filter((data) => data.workspaceId === workspaceId)).toEqual([{ workspaceId, label: 'committed' }]);
+    await waitFor(async () => (await jobState(TX_QUEUE, jobId!)) === 'completed', { timeoutMs: 15_000, what: 'the job to complete' });
+  });
+
+  it('a job whose handler throws is retried up to retryLimit, then succeeds', async () => {
+    const key = randomUUID();
+    const jobId = await queue.send(RETRY_QUEUE, { key, failures: 2 });
+    await waitFor(async () => (await jobState(RETRY_QUEUE, jobId!)) === 'completed', { timeoutMs: 20_000, what: 'the retried job to complete' });
+    expect(attempts.get(key)).toEqual([0, 1, 2]);
+    const job = await queue.getJob(RETRY_QUEUE, jobId!);
+    expect(job).toMatchObject({ state: 'completed', retryCount: 2, retryLimit: 2 });
+  });
+
+  it('a job that keeps failing past retryLimit ends failed', async () => {
+    const key = randomUUID();
+    const jobId = await queue.send(RETRY_QUEUE, { key, failures: 99 });
+    await waitFor(async () => (await jobState(RETRY_QUEUE, jobId!)) === 'failed', { timeoutMs: 20_000, what: 'the job to fail' });
+    expect(attempts.get(key)).toEqual([0, 1, 2]);
+  });
+});

@@ -1,0 +1,69 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+
+/** A port that was free a moment ago: bind 127.0.0.1:0, read the port, close. */
+export async function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolvePort(port));
+    });
+  });
+}
+
+export interface ServerProcess {
+  child: ChildProcess;
+  stdout: () => string;
+  stderr: () => string;
+  /** Resolves with the exit code and signal once the process has exited. */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** SIGKILLs the process group if anything of it is still running (test cleanup). */
+  kill: () => void;
+}
+
+/**
+ * The server process: `node --import tsx src/main.ts`, with exactly `env` plus PATH and HOME (no inherited
+ * DATABASE_URL, REDIS_URL or TEST_* settings). One process, so a signal reaches the server itself:
+ * - `npx tsx …` runs through npm exec, which does not pass SIGTERM on: npm dies, the server keeps running.
+ * - the `tsx` CLI relays signals to its node child, but SIGKILLs it (exit 143) when the child does not
+ *   acknowledge within a few tens of milliseconds, which happens on a loaded machine.
+ */
+export function spawnServer(env: Record<string, string>): ServerProcess {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    cwd: projectRoot,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    // Its own process group, so cleanup can kill anything it started.
+    detached: true,
+  });
+  let out = '';
+  let err = '';
+  child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (err += chunk.toString()));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolveExit) => {
+    child.once('exit', (code, signal) => resolveExit({ code, signal }));
+  });
+  const kill = () => {
+    if (!child.pid) return;
+    try {
+      process.kill(-child.pid, 'SIGKILL');
+    } catch {
+      // the group is gone already
+    }
+  };
+  return { child, stdout: () => out, stderr: () => err, exited, kill };
+}
+
+/** stderr without blank lines or npm configuration warnings (which npm prints when it is in the chain). */
+export function programStderr(stderr: string): string {
+  return stderr
+    .split('\n')
+    .filter((line) => line.trim() !== '' && !line.startsWith('npm warn'))
+    .join('\n');
+}
