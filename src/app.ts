@@ -62,10 +62,6 @@ export async function createApp(options: AppOptions): Promise<App> {
   const runtime = await createRuntime(options);
   const { deps } = runtime;
   const { log, db } = deps;
-  // pg's pool re-emits an idle connection's error (PostgreSQL restarted, failed over, or terminated the
-  // backend) as 'error' on the pool: without a listener that is an uncaught exception and the process dies.
-  // The pool has already dropped the connection and opens a new one on the next query.
-  db.pool?.on('error', (error) => log.warn({ err: error }, 'idle database connection lost'));
   if (env.WORKERS) await startWorkers(deps);
   const metrics = createMetrics(db);
 
@@ -154,6 +150,8 @@ export async function createApp(options: AppOptions): Promise<App> {
   async function stop(): Promise<void> {
     stopping ??= (async () => {
       shuttingDown = true;
+      // One bound for the whole shutdown: the HTTP side and the workers share it.
+      const deadline = Date.now() + env.SHUTDOWN_TIMEOUT_MS;
       // Past the bound, cut whatever is left: requests still running, and websockets whose client never
       // answered the close frame (the ws library would otherwise wait 30 s for it).
       const force = setTimeout(() => {
@@ -170,7 +168,7 @@ export async function createApp(options: AppOptions): Promise<App> {
       for (const client of socket.wss.clients) client.close(1001, 'Server shutting down');
       await socket.dispose();
       await closed;
-      await runtime.close();
+      await runtime.close(deadline - Date.now());
       clearTimeout(force);
     })();
     return stopping;

@@ -22,7 +22,8 @@ export interface RuntimeOptions {
 
 export interface Runtime {
   deps: AppDeps;
-  close(): Promise<void>;
+  /** Stops workers (waiting for their current step up to `timeoutMs`), events and the database. */
+  close(timeoutMs?: number): Promise<void>;
 }
 
 /**
@@ -33,6 +34,10 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const { env } = options;
   const log = options.log ?? createLogger(env.LOG_LEVEL);
   const db = options.database ?? (await openDatabase({ url: env.DATABASE_URL, pgliteDir: `${env.dataDir}/pglite` }));
+  // pg's pool re-emits an idle connection's error (PostgreSQL restarted, failed over, or terminated the
+  // backend) as 'error' on the pool: without a listener that is an uncaught exception and the process dies.
+  // The pool has already dropped the connection and opens a new one on the next query.
+  db.pool?.on('error', (error) => log.warn({ err: error }, 'idle database connection lost'));
   const applied = await db.migrate();
   if (applied.length) log.info({ applied }, 'migrations applied');
   await ensureBuiltinTools({ prisma: db.prisma, log });
@@ -59,9 +64,9 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   };
   return {
     deps,
-    close: async () => {
+    close: async (timeoutMs = env.SHUTDOWN_TIMEOUT_MS) => {
       // Workers finish their current step (bounded), then events and the database go.
-      await queue.stop(env.SHUTDOWN_TIMEOUT_MS);
+      await queue.stop(Math.max(timeoutMs, 100));
       await pubsubHandle.close();
       closeBlobStore(deps.storage);
       if (options.ownsDatabase ?? true) await db.close();
