@@ -5,6 +5,7 @@ import type { Auth } from './auth/better-auth.js';
 import type { PubSub } from './pubsub.js';
 import type { JobQueue } from './queue.js';
 import type { AttemptLimiter } from './auth/rate-limit.js';
+import type { SecretBox } from './crypto/secret-box.js';
 import type { WorkspaceRole } from './auth/permissions.js';
 import type { BlobStore } from './storage/index.js';
 
@@ -18,6 +19,8 @@ export interface AppDeps {
   pubsub: PubSub;
   queue: JobQueue;
   authLimiter: AttemptLimiter;
+  /** Encrypts third-party secrets we must replay (MCP headers, model keys). */
+  secrets: SecretBox;
   /** Object storage (local files or S3): templates, the instance logo. */
   storage: BlobStore;
 }

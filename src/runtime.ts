@@ -6,6 +6,7 @@ import { JobQueue } from './queue.js';
 import { createAuth } from './auth/better-auth.js';
 import { resolveAuthSecret } from './auth/secret.js';
 import { AttemptLimiter } from './auth/rate-limit.js';
+import { createSecretBox } from './crypto/secret-box.js';
 import type { AppDeps } from './context.js';
 import { defineQueues } from './workers.js';
 import { ensureBuiltinTools } from './modules/tools/catalogue.js';
@@ -46,9 +47,10 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const queue = new JobQueue(db, log, { superviseSeconds: env.QUEUE_SUPERVISE_SECONDS });
   defineQueues(queue, env);
   await queue.start();
+  const authSecret = resolveAuthSecret(env, log);
   const auth = createAuth({
     prisma: db.prisma,
-    secret: resolveAuthSecret(env, log),
+    secret: authSecret,
     baseURL: env.PUBLIC_URL ?? `http://localhost:${env.PORT}`,
   });
   const deps: AppDeps = {
@@ -59,6 +61,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     auth,
     pubsub: pubsubHandle.pubsub,
     queue,
+    secrets: createSecretBox(authSecret),
     authLimiter: new AttemptLimiter(env.AUTH_RATE_LIMIT_MAX, env.AUTH_RATE_LIMIT_WINDOW_SECONDS * 1000),
     storage: createBlobStore(env),
   };
