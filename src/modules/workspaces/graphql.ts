@@ -4,7 +4,7 @@ import { can } from '../../auth/authz.js';
 import { UserRef } from '../accounts/graphql.js';
 import * as workspaces from './service.js';
 import * as members from './members.js';
-import { rolesInWorkspaces, workspaceEvents } from './graphql-support.js';
+import { memberCountsOf, rolesInWorkspaces, targetCountsOf, workspaceEvents } from './graphql-support.js';
 import { WORKSPACE_SORT_FIELDS } from './schemas.js';
 
 const WorkspaceRole = builder.enumType('WorkspaceRole', { values: ['owner', 'member'] as const });
@@ -24,6 +24,8 @@ export const WorkspaceRef = builder.prismaNode('Workspace', {
   description: 'A security workspace: members, targets and discovery settings.',
   // node(id) and every other lookup go through the service's visibility rule.
   findUnique: (id, ctx) => workspaces.visibleWorkspaceWhereUnique(ctx, id),
+  // node(id) of a workspace that is absent or not visible is null, not findUniqueOrThrow's masked INTERNAL error.
+  nullable: true,
   fields: (t) => ({
     databaseId: t.exposeString('id', { description: 'The UUID the REST API uses.' }),
     name: t.exposeString('name'),
@@ -36,8 +38,8 @@ export const WorkspaceRef = builder.prismaNode('Workspace', {
     isAutoEnableAssetAfterDiscovered: t.exposeBoolean('isAutoEnableAssetAfterDiscovered'),
     ownerId: t.exposeString('ownerId'),
     owner: t.relation('owner', { type: UserRef }),
-    targetCount: t.relationCount('targets'),
-    memberCount: t.relationCount('members'),
+    targetCount: t.loadable({ type: 'Int', load: (ids: string[], ctx) => targetCountsOf(ctx, ids), resolve: (workspace) => workspace.id }),
+    memberCount: t.loadable({ type: 'Int', load: (ids: string[], ctx) => memberCountsOf(ctx, ids), resolve: (workspace) => workspace.id }),
     members: t.relation('members', { query: { orderBy: { createdAt: 'asc' } } }),
     role: t.loadable({
       type: WorkspaceRole,

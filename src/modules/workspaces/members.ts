@@ -24,9 +24,15 @@ export async function addMember(ctx: ServiceContext, workspaceId: string, input:
   await assertCan(ctx, 'member:manage', { workspaceId });
   const user = await ctx.deps.prisma.user.findUnique({ where: { email }, select: { id: true } });
   if (!user) throw new NotFoundError('User with this email');
+  const alreadyMember = () => new ConflictError('This user is already a member of the workspace');
   const existing = await ctx.deps.prisma.workspaceMember.findUnique({ where: { workspaceId_userId: { workspaceId, userId: user.id } } });
-  if (existing) throw new ConflictError('This user is already a member of the workspace');
-  const member = await ctx.deps.prisma.workspaceMember.create({ data: { workspaceId, userId: user.id, role }, include: memberInclude });
+  if (existing) throw alreadyMember();
+  // A concurrent add of the same user can pass the check above: the unique index decides, and that is a 409 too.
+  const member = await ctx.deps.prisma.workspaceMember
+    .create({ data: { workspaceId, userId: user.id, role }, include: memberInclude })
+    .catch((error: unknown) => {
+      throw (error as { code?: unknown } | null)?.code === 'P2002' ? alreadyMember() : error;
+    });
   await publishWorkspaceEvent(ctx, workspaceId, 'member.added', member.id);
   return toMemberResponse(member);
 }
@@ -61,7 +67,11 @@ export async function updateMemberRole(ctx: ServiceContext, workspaceId: string,
   const member = await ctx.deps.prisma.$transaction(async (tx) => {
     await lockWorkspace(tx, workspaceId);
     const current = await findMemberOrThrow(tx, workspaceId, memberId);
-    if (current.role === 'owner' && role !== 'owner') await assertAnotherOwnerRemains(tx, workspaceId, current.userId);
+    if (current.role === 'owner' && role !== 'owner') {
+      const nextOwnerId = await assertAnotherOwnerRemains(tx, workspaceId, current.userId);
+      // As on removal: ownerId keeps naming someone who is still an owner.
+      await tx.workspace.updateMany({ where: { id: workspaceId, ownerId: current.userId }, data: { ownerId: nextOwnerId } });
+    }
     return tx.workspaceMember.update({ where: { id: memberId }, data: { role }, include: memberInclude });
   });
   ctx.roleMemo.delete(workspaceId);

@@ -1,10 +1,13 @@
 import type { Prisma } from '../../db.js';
 import type { WorkspaceRole } from '../../auth/permissions.js';
 
-/** What a WorkspaceResponse needs, in one query plan: members with their users, and both counts. */
+/**
+ * What a WorkspaceResponse needs besides the target count: members with their users (memberCount is their
+ * number). No Prisma `_count` here: on a list it becomes a join to a GROUP BY over the whole table, every
+ * tenant's rows; targetCount comes from countTargets() over the page's ids instead.
+ */
 export const workspaceResponseInclude = {
   members: { orderBy: { createdAt: 'asc' }, include: { user: { select: { id: true, name: true, image: true } } } },
-  _count: { select: { targets: true, members: true } },
 } satisfies Prisma.WorkspaceInclude;
 
 type WorkspaceRow = Prisma.WorkspaceGetPayload<{ include: typeof workspaceResponseInclude }>;
@@ -38,7 +41,7 @@ export function toMemberResponse(member: WorkspaceRow['members'][number]): Works
 }
 
 /** The seed's WorkspaceResponse (2.1), with `role` as the caller's. */
-export function toWorkspaceResponse(row: WorkspaceRow, viewerId: string): WorkspaceResponse {
+export function toWorkspaceResponse(row: WorkspaceRow, viewerId: string, targetCount: number): WorkspaceResponse {
   const mine = row.members.find((member) => member.userId === viewerId);
   return {
     id: row.id,
@@ -50,8 +53,8 @@ export function toWorkspaceResponse(row: WorkspaceRow, viewerId: string): Worksp
     isAssetsDiscovery: row.isAssetsDiscovery,
     isAutoEnableAssetAfterDiscovered: row.isAutoEnableAssetAfterDiscovered,
     ownerId: row.ownerId,
-    targetCount: row._count.targets,
-    memberCount: row._count.members,
+    targetCount,
+    memberCount: row.members.length,
     role: mine?.role ?? 'member',
     workspaceMembers: row.members.map(toMemberResponse),
   };

@@ -1,8 +1,9 @@
 import type { ServiceContext } from '../../context.js';
 import { NotFoundError } from '../../errors.js';
-import { assertCan, isUuid, requireViewer, visibleWorkspacesWhere } from '../../auth/authz.js';
+import { assertCan, isUuid, requireViewer, visibleWorkspacesWhere, workspaceRole } from '../../auth/authz.js';
 import type { Prisma } from '../../db.js';
 import { validate } from '../../validate.js';
+import { escapeLike } from '../../pagination.js';
 import { publishWorkspaceEvent } from './events.js';
 import {
   createWorkspaceInput,
@@ -25,10 +26,11 @@ export function workspaceListWhere(ctx: ServiceContext, filters: WorkspaceFilter
   const viewer = requireViewer(ctx);
   const and: Prisma.WorkspaceWhereInput[] = [visibleWorkspacesWhere(viewer)];
   if (filters.search) {
+    const search = escapeLike(filters.search);
     and.push({
       OR: [
-        { name: { contains: filters.search, mode: 'insensitive' } },
-        { description: { contains: filters.search, mode: 'insensitive' } },
+        { name: { contains: search, mode: 'insensitive' } },
+        { description: { contains: search, mode: 'insensitive' } },
       ],
     });
   }
@@ -65,7 +67,28 @@ export async function listWorkspaces(ctx: ServiceContext, input: ListWorkspacesI
     }),
     ctx.deps.prisma.workspace.count({ where }),
   ]);
-  return pageEnvelope(rows.map((row) => toWorkspaceResponse(row, viewer.id)), total, page, limit);
+  const targetCounts = await countTargets(ctx, rows.map((row) => row.id));
+  return pageEnvelope(rows.map((row) => toWorkspaceResponse(row, viewer.id, targetCounts.get(row.id) ?? 0)), total, page, limit);
+}
+
+/** Targets per workspace, for the given workspaces only (one indexed GROUP BY). Callers pass visible ids. */
+export async function countTargets(ctx: ServiceContext, workspaceIds: readonly string[]): Promise<Map<string, number>> {
+  if (workspaceIds.length === 0) return new Map();
+  const groups = await ctx.deps.prisma.target.groupBy({ by: ['workspaceId'], where: { workspaceId: { in: [...workspaceIds] } }, _count: { _all: true } });
+  return new Map(groups.map((group) => [group.workspaceId, group._count._all]));
+}
+
+/** Members per workspace, for the given workspaces only. Callers pass visible ids. */
+export async function countMembers(ctx: ServiceContext, workspaceIds: readonly string[]): Promise<Map<string, number>> {
+  if (workspaceIds.length === 0) return new Map();
+  const groups = await ctx.deps.prisma.workspaceMember.groupBy({ by: ['workspaceId'], where: { workspaceId: { in: [...workspaceIds] } }, _count: { _all: true } });
+  return new Map(groups.map((group) => [group.workspaceId, group._count._all]));
+}
+
+/** One workspace row as the REST response. */
+async function respond(ctx: ServiceContext, row: Parameters<typeof toWorkspaceResponse>[0], viewerId: string): Promise<WorkspaceResponse> {
+  const targetCounts = await countTargets(ctx, [row.id]);
+  return toWorkspaceResponse(row, viewerId, targetCounts.get(row.id) ?? 0);
 }
 
 /** Pothos passes its own include/select in `query`; the service adds who may see what. */
@@ -75,6 +98,10 @@ export async function findWorkspacesForConnection<Q extends object>(
   orderBy: { field: 'createdAt' | 'updatedAt' | 'name'; direction: 'asc' | 'desc' },
   query: Q,
 ) {
+  // Prisma places a cursor by reading that row whatever the filter: a cursor naming a workspace the caller is not
+  // a member of would reveal that it exists and where it sorts. Such a cursor answers as one that names nothing.
+  const cursorId = (query as { cursor?: { id?: unknown } }).cursor?.id;
+  if (cursorId !== undefined && !(typeof cursorId === 'string' && (await workspaceRole(ctx, cursorId)))) return [];
   return ctx.deps.prisma.workspace.findMany({
     ...query,
     where: workspaceListWhere(ctx, filters),
@@ -91,7 +118,7 @@ export async function getWorkspace(ctx: ServiceContext, id: string): Promise<Wor
   await assertCan(ctx, 'workspace:read', { workspaceId: id });
   const row = await ctx.deps.prisma.workspace.findUnique({ where: { id }, include: workspaceResponseInclude });
   if (!row) throw new NotFoundError('Workspace');
-  return toWorkspaceResponse(row, viewer.id);
+  return respond(ctx, row, viewer.id);
 }
 
 export async function createWorkspace(ctx: ServiceContext, input: CreateWorkspaceInput): Promise<WorkspaceResponse> {
@@ -102,7 +129,7 @@ export async function createWorkspace(ctx: ServiceContext, input: CreateWorkspac
     include: workspaceResponseInclude,
   });
   await publishWorkspaceEvent(ctx, row.id, 'workspace.created', row.id);
-  return toWorkspaceResponse(row, viewer.id);
+  return respond(ctx, row, viewer.id);
 }
 
 export async function updateWorkspace(ctx: ServiceContext, id: string, input: UpdateWorkspaceInput): Promise<WorkspaceResponse> {
@@ -111,7 +138,7 @@ export async function updateWorkspace(ctx: ServiceContext, id: string, input: Up
   await assertCan(ctx, 'workspace:update', { workspaceId: id });
   const row = await ctx.deps.prisma.workspace.update({ where: { id }, data, include: workspaceResponseInclude });
   await publishWorkspaceEvent(ctx, id, 'workspace.updated', id);
-  return toWorkspaceResponse(row, viewer.id);
+  return respond(ctx, row, viewer.id);
 }
 
 export async function setWorkspaceArchived(ctx: ServiceContext, id: string, input: { isArchived: boolean }): Promise<WorkspaceResponse> {
@@ -123,7 +150,7 @@ export async function setWorkspaceArchived(ctx: ServiceContext, id: string, inpu
   const archivedAt = isArchived ? (current.archivedAt ?? new Date()) : null;
   const row = await ctx.deps.prisma.workspace.update({ where: { id }, data: { archivedAt }, include: workspaceResponseInclude });
   await publishWorkspaceEvent(ctx, id, isArchived ? 'workspace.archived' : 'workspace.unarchived', id);
-  return toWorkspaceResponse(row, viewer.id);
+  return respond(ctx, row, viewer.id);
 }
 
 export async function deleteWorkspace(ctx: ServiceContext, id: string): Promise<{ id: string }> {
