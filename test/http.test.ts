@@ -186,6 +186,21 @@ describe('REST bad input: the stable error shape and status, never a 500', () =>
     expect(response.body.details).toEqual([{ field: 'name', message: expect.any(String) }]);
   });
 
+  it('JSON numbers and booleans are taken as sent, never coerced from strings (query strings still are)', async () => {
+    const token = await client.api('POST', '/api/v1/api/users/me/api-tokens', { as: owner, body: { name: 'ci', expiresInDays: '5' } });
+    expect(token.status).toBe(400);
+    expect(token.body.details).toEqual([{ field: 'expiresInDays', message: expect.any(String) }]);
+    const workspace = await client.createWorkspace(owner);
+    const archived = await client.api('PATCH', `/api/v1/api/workspaces/${workspace.id}/archived`, { as: owner, body: { isArchived: 'false' } });
+    expect(archived.status).toBe(400);
+    expect(archived.body.details).toEqual([{ field: 'isArchived', message: expect.any(String) }]);
+    const settings = await client.api('PATCH', `/api/v1/api/workspaces/${workspace.id}`, { as: owner, body: { isAssetsDiscovery: 0 } });
+    expect(settings.status).toBe(400);
+    const listed = await client.api('GET', '/api/v1/api/workspaces?limit=5&isArchived=false', { as: owner });
+    expect(listed.status).toBe(200);
+    expect(listed.body.limit).toBe(5);
+  });
+
   it('an unknown field → 400 naming it', async () => {
     const response = await client.api('POST', '/api/v1/api/workspaces', { as: owner, body: { name: 'ok', colour: 'red' } });
     expect(response.status).toBe(400);

@@ -5,8 +5,11 @@ import { AppError, errorBody, type ErrorBody } from '../errors.js';
 import { restRouter } from './router.js';
 import { REST_PREFIX } from './openapi.js';
 import { toErrorBody } from './error-body.js';
+import { keepBodyTypesStrict } from './strict-body.js';
 
 type Next = () => void;
+
+keepBodyTypesStrict(restRouter._def.procedures);
 
 /** Success status per procedure path (e.g. 201 for creations), read once from the procedures' meta. */
 const successStatusByPath = new Map<string, number>();

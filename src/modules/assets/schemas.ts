@@ -17,13 +17,8 @@ export const listAssetsInput = z
   })
   .strict();
 
-/**
- * A JSON body boolean, never coerced: trpc-to-openapi marks bare z.boolean() fields of REST inputs `coerce`
- * (meant for query strings), which would read "false" as true. It leaves a pipe alone.
- */
-const jsonBoolean = () => z.boolean({ message: 'must be true or false' }).pipe(z.boolean());
 
-export const updateAssetInput = z.object({ enabled: jsonBoolean() }).strict();
+export const updateAssetInput = z.object({ enabled: z.boolean({ message: 'must be true or false' }) }).strict();
 
 export type ListAssetsInput = z.input<typeof listAssetsInput>;
 export type UpdateAssetInput = z.input<typeof updateAssetInput>;

@@ -20,11 +20,6 @@ export const SEVERITIES = ['info', 'low', 'medium', 'high', 'critical'] as const
 /** Bounds of one submission (the REST body limit bounds its bytes). */
 export const MAX_RESULT_LINES = 10_000;
 
-/**
- * A JSON body boolean, never coerced: trpc-to-openapi marks every boolean of a REST input `coerce` by
- * mutating the schema, which would read "false" as true; it leaves a pipe alone.
- */
-const jsonBoolean = () => z.boolean({ message: 'must be true or false' }).pipe(z.boolean());
 
 /** A tool's name is also the `source` of the findings it submits: a short, log-safe slug. */
 const toolName = z
@@ -47,11 +42,11 @@ export const updateToolInput = z
     category: category.optional(),
     description: description.optional(),
     version: version.optional(),
-    enabled: jsonBoolean().optional().meta({ description: "Whether the tool may run and submit results in this workspace (built-in tools: this workspace's choice)." }),
+    enabled: z.boolean({ message: 'must be true or false' }).optional().meta({ description: "Whether the tool may run and submit results in this workspace (built-in tools: this workspace's choice)." }),
   })
   .strict();
 
-export const setToolEnabledInput = z.object({ enabled: jsonBoolean() }).strict();
+export const setToolEnabledInput = z.object({ enabled: z.boolean({ message: 'must be true or false' }) }).strict();
 
 export const listToolsInput = z
   .object({

@@ -34,12 +34,6 @@ export const listWorkspacesInput = z
   })
   .strict();
 
-/**
- * A JSON body boolean, never coerced. trpc-to-openapi marks every boolean and number field of a REST input
- * schema `coerce` (meant for query strings) by mutating the shared schema object, body routes included:
- * a bare z.boolean() would then read "false" as true and null as false. It leaves a pipe alone.
- */
-const jsonBoolean = () => z.boolean({ message: 'must be true or false' }).pipe(z.boolean());
 
 const name = z.string().trim().min(1, { message: 'must not be empty' }).max(100, { message: 'must be at most 100 characters' });
 const description = z.string().trim().max(1000, { message: 'must be at most 1000 characters' }).nullable();
@@ -48,8 +42,8 @@ export const createWorkspaceInput = z
   .object({
     name,
     description: description.optional(),
-    isAssetsDiscovery: jsonBoolean().optional(),
-    isAutoEnableAssetAfterDiscovered: jsonBoolean().optional(),
+    isAssetsDiscovery: z.boolean({ message: 'must be true or false' }).optional(),
+    isAutoEnableAssetAfterDiscovered: z.boolean({ message: 'must be true or false' }).optional(),
   })
   .strict();
 
@@ -57,12 +51,12 @@ export const updateWorkspaceInput = z
   .object({
     name: name.optional(),
     description: description.optional(),
-    isAssetsDiscovery: jsonBoolean().optional(),
-    isAutoEnableAssetAfterDiscovered: jsonBoolean().optional(),
+    isAssetsDiscovery: z.boolean({ message: 'must be true or false' }).optional(),
+    isAutoEnableAssetAfterDiscovered: z.boolean({ message: 'must be true or false' }).optional(),
   })
   .strict();
 
-export const setArchivedInput = z.object({ isArchived: jsonBoolean() }).strict();
+export const setArchivedInput = z.object({ isArchived: z.boolean({ message: 'must be true or false' }) }).strict();
 
 export const memberRole = z.enum(['owner', 'member'], { message: 'must be owner or member' });
 
