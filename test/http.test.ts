@@ -355,6 +355,19 @@ describe('GraphQL limits and masking', () => {
     }
   });
 
+  it('bad paging arguments and malformed ids are the client\'s errors (BAD_USER_INPUT), not masked internals', async () => {
+    for (const query of [
+      '{ workspaces(first: -1) { totalCount } }',
+      '{ workspaces(first: 5, after: "garbage") { edges { node { id } } } }',
+      '{ workspace(id: "not-a-global-id") { id } }',
+    ]) {
+      const result = await client.gql(query, { as: owner });
+      expect(result.errors?.length, query).toBeGreaterThan(0);
+      expect(result.errors![0]!.extensions?.code, query).toBe('BAD_USER_INPUT');
+      expect(result.errors![0]!.message, query).not.toBe('Unexpected error.');
+    }
+  });
+
   it('masks unexpected errors (GraphQL and REST) and keeps expected ones', async () => {
     const deps = server.app.deps;
     const real = deps.prisma;

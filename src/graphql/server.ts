@@ -1,6 +1,7 @@
 import type { IncomingMessage, Server } from 'node:http';
 import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import { GraphQLError } from 'graphql';
+import { PothosValidationError } from '@pothos/core';
 import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
 import { WebSocketServer } from 'ws';
 import { useServer } from 'graphql-ws/use/ws';
@@ -29,6 +30,14 @@ function maskError(error: unknown, message: string): Error {
       nodes: error instanceof GraphQLError ? error.nodes : undefined,
       path: error instanceof GraphQLError ? error.path : undefined,
       extensions: { code: original.code, ...(original.details ? { details: original.details } : {}) },
+    });
+  }
+  // Bad arguments caught by Pothos (a malformed cursor or global id, a negative `first`) are the client's.
+  if (original instanceof PothosValidationError) {
+    return new GraphQLError(original.message, {
+      nodes: error instanceof GraphQLError ? error.nodes : undefined,
+      path: error instanceof GraphQLError ? error.path : undefined,
+      extensions: { code: 'BAD_USER_INPUT' },
     });
   }
   if (error instanceof GraphQLError && !error.originalError) return error;
