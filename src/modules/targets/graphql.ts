@@ -19,8 +19,18 @@ export const TargetRef = builder.prismaNode('Target', {
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
     workspace: t.relation('workspace'),
-    assetCount: t.relationCount('assets', { description: 'Assets discovered from this target.' }),
-    findingCount: t.relationCount('findings', { where: { status: 'open' }, description: 'Open findings on this target.' }),
+    assetCount: t.loadable({
+      type: 'Int',
+      description: 'Assets discovered from this target.',
+      load: async (ids: string[], ctx) => (await targets.countsForTargetIds(ctx, ids)).map((counts) => counts.assetCount),
+      resolve: (target) => target.id,
+    }),
+    findingCount: t.loadable({
+      type: 'Int',
+      description: 'Open findings on this target.',
+      load: async (ids: string[], ctx) => (await targets.countsForTargetIds(ctx, ids)).map((counts) => counts.findingCount),
+      resolve: (target) => target.id,
+    }),
   }),
 });
 

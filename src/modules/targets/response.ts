@@ -1,12 +1,18 @@
 import type { Prisma } from '../../db.js';
 import type { TargetType } from './normalize.js';
 
-/** Counts come with the row in the same query (Prisma `_count`); findingCount counts open findings. */
-export const targetResponseInclude = {
-  _count: { select: { assets: true, findings: { where: { status: 'open' } } } },
-} satisfies Prisma.TargetInclude;
+/**
+ * Counts are read separately for the rows at hand (targets/counts.ts): a relation `_count` here would join
+ * a count over the whole asset and finding tables, every tenant's rows, on every list.
+ */
+export const targetResponseInclude = {} satisfies Prisma.TargetInclude;
 
 export type TargetRow = Prisma.TargetGetPayload<{ include: typeof targetResponseInclude }>;
+
+export interface TargetCounts {
+  assetCount: number;
+  findingCount: number;
+}
 
 /** Every column of the row (so GraphQL can resolve a Target from it) plus the two counts. */
 export interface TargetResponse {
@@ -22,7 +28,7 @@ export interface TargetResponse {
   findingCount: number;
 }
 
-export function toTargetResponse(row: TargetRow): TargetResponse {
+export function toTargetResponse(row: TargetRow, counts: TargetCounts): TargetResponse {
   return {
     id: row.id,
     workspaceId: row.workspaceId,
@@ -32,7 +38,7 @@ export function toTargetResponse(row: TargetRow): TargetResponse {
     createdById: row.createdById,
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
-    assetCount: row._count.assets,
-    findingCount: row._count.findings,
+    assetCount: counts.assetCount,
+    findingCount: counts.findingCount,
   };
 }

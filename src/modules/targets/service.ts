@@ -7,7 +7,14 @@ import { escapeLike, pageEnvelope, pageWindow, prismaDirection, type Page } from
 import { publishWorkspaceEvent } from '../workspaces/events.js';
 import { normalizeTarget, type NormalizedTarget, type TargetType } from './normalize.js';
 import { createTargetInput, createTargetsInput, listTargetsInput, type CreateTargetInput, type CreateTargetsInput, type ListTargetsInput } from './schemas.js';
-import { targetResponseInclude, toTargetResponse, type TargetResponse } from './response.js';
+import { targetResponseInclude, toTargetResponse, type TargetResponse, type TargetRow } from './response.js';
+import { countsOfTargets } from './counts.js';
+
+/** Rows as responses, with their counts read in two grouped queries for all of them. */
+async function withCounts(ctx: ServiceContext, rows: TargetRow[]): Promise<TargetResponse[]> {
+  const counts = await countsOfTargets(ctx.deps.prisma, rows.map((row) => row.id));
+  return rows.map((row, index) => toTargetResponse(row, counts[index]!));
+}
 
 export interface TargetFilters {
   workspaceId?: string;
@@ -49,7 +56,7 @@ export async function createTarget(ctx: ServiceContext, workspaceId: string, inp
     throw error;
   }
   await publishWorkspaceEvent(ctx, workspaceId, 'target.created', row.id);
-  return toTargetResponse(row);
+  return toTargetResponse(row, { assetCount: 0, findingCount: 0 });
 }
 
 export type BulkTargetStatus = 'created' | 'duplicate' | 'invalid';
@@ -101,7 +108,8 @@ export async function createTargets(ctx: ServiceContext, workspaceId: string, in
   const rows = wanted.size
     ? await prisma.target.findMany({ where: { workspaceId, value: { in: [...wanted.keys()] } }, include: targetResponseInclude })
     : [];
-  const byValue = new Map(rows.map((row) => [row.value, toTargetResponse(row)]));
+  const responses = await withCounts(ctx, rows);
+  const byValue = new Map(responses.map((response) => [response.value, response]));
 
   const summary: Record<BulkTargetStatus, number> = { created: 0, duplicate: 0, invalid: 0 };
   const reported = new Set<string>();
@@ -132,7 +140,7 @@ export async function listTargets(ctx: ServiceContext, workspaceId: string, inpu
     ctx.deps.prisma.target.findMany({ where, orderBy: [primary, { id: direction }], ...pageWindow(page, limit), include: targetResponseInclude }),
     ctx.deps.prisma.target.count({ where }),
   ]);
-  return pageEnvelope(rows.map(toTargetResponse), total, page, limit);
+  return pageEnvelope(await withCounts(ctx, rows), total, page, limit);
 }
 
 async function findTargetOrThrow(ctx: ServiceContext, workspaceId: string, id: string) {
@@ -145,7 +153,8 @@ async function findTargetOrThrow(ctx: ServiceContext, workspaceId: string, id: s
 
 export async function getTarget(ctx: ServiceContext, workspaceId: string, id: string): Promise<TargetResponse> {
   await assertCan(ctx, 'target:read', { workspaceId });
-  return toTargetResponse(await findTargetOrThrow(ctx, workspaceId, id));
+  const [response] = await withCounts(ctx, [await findTargetOrThrow(ctx, workspaceId, id)]);
+  return response!;
 }
 
 /** Deletes the target and its scans; assets and findings stay in the inventory, unlinked from it. */
@@ -184,4 +193,10 @@ export function visibleTargetWhereUnique(ctx: ServiceContext, id: string): Prism
 export async function findVisibleTarget<Q extends object>(ctx: ServiceContext, id: string, query: Q) {
   if (!isUuid(id)) return null;
   return ctx.deps.prisma.target.findFirst({ ...query, where: { AND: [{ id }, targetWhere(ctx, {})] } });
+}
+
+/** Batch for the GraphQL count fields; the targets were reached through visible parents. */
+export async function countsForTargetIds(ctx: ServiceContext, ids: readonly string[]) {
+  requireViewer(ctx);
+  return countsOfTargets(ctx.deps.prisma, ids);
 }
