@@ -86,6 +86,10 @@ export class JobQueue {
       // createQueue keeps an existing queue as it was; updateQueue applies today's configuration.
       await this.boss.createQueue(definition.name, { ...settings });
       await this.boss.updateQueue(definition.name, { ...settings });
+      // pg-boss loaded its queue cache before these queues existed. Its first send would look the queue up
+      // outside the caller's transaction: on PGlite (one connection) that waits for the transaction itself.
+      // A no-op cancel caches the queue now.
+      await this.boss.cancel(definition.name, '00000000-0000-0000-0000-000000000000');
     }
     this.started = true;
   }
