@@ -197,7 +197,7 @@ describe('a scan of loopback services', { timeout: SCAN_TEST_TIMEOUT }, () => {
 
     const scan = await getScan(client, owner, workspaceId, firstScanId);
     expect(scan).toMatchObject({ status: 'COMPLETED', progress: { stepsDone: 5, stepsTotal: 5, percent: 100 }, error: null, assetsFound: 7 });
-    expect(scan.findings).toEqual({ info: 0, low: 4, medium: 1, high: 1, critical: 0 });
+    expect(scan.findings).toEqual({ info: 2, low: 4, medium: 1, high: 1, critical: 0 });
     expect(new Date(scan.finishedAt).getTime()).toBeGreaterThanOrEqual(new Date(scan.startedAt).getTime());
 
     // ---- the inventory: exactly what is there
@@ -248,9 +248,12 @@ describe('a scan of loopback services', { timeout: SCAN_TEST_TIMEOUT }, () => {
       ['http-missing-security-headers', key.httpsApp, 'missing-security-headers', 'low'],
       ['http-server-version-disclosure', key.httpApp, 'header:server', 'low'],
       ['tls-self-signed-certificate', key.certificate, 'self-signed', 'low'],
+      // The default template pack: neither service publishes a security.txt.
+      ['security-txt-missing', key.httpApp, 'missing', 'info'],
+      ['security-txt-missing', key.httpsApp, 'missing', 'info'],
     ].sort());
     for (const finding of findings) {
-      expect(finding).toMatchObject({ status: 'open', occurrences: 1, targetId, lastScanId: firstScanId, source: 'builtin', fixedAt: null });
+      expect(finding).toMatchObject({ status: 'open', occurrences: 1, targetId, lastScanId: firstScanId, source: finding.checkId === 'security-txt-missing' ? 'nuclei' : 'builtin', fixedAt: null });
       expect(finding.events.map((e) => [e.type, e.scanId])).toEqual([['opened', firstScanId]]);
     }
     const find = (checkId: string, assetKey: string) => findings.find((f) => f.checkId === checkId && f.asset?.key === assetKey)!;
@@ -295,7 +298,7 @@ describe('a scan of loopback services', { timeout: SCAN_TEST_TIMEOUT }, () => {
     webState.gitExposed = false;
     const second = await startScan(client, owner, workspaceId, targetId, { ports: portSpec(), timeoutMs: 15_000 });
     const done = await waitForScan(client, owner, workspaceId, second.id);
-    expect(done).toMatchObject({ status: 'COMPLETED', assetsFound: 7, findings: { info: 0, low: 4, medium: 1, high: 0, critical: 0 } });
+    expect(done).toMatchObject({ status: 'COMPLETED', assetsFound: 7, findings: { info: 2, low: 4, medium: 1, high: 0, critical: 0 } });
 
     const assets = await assetsOf(server, workspaceId);
     expect(assets.map((a) => a.id).sort()).toEqual(assetsAfterFirst.map((a) => a.id).sort());
@@ -330,7 +333,7 @@ describe('a scan of loopback services', { timeout: SCAN_TEST_TIMEOUT }, () => {
     }
 
     const open = await client.api('GET', '/api/v1/api/vulnerabilities?limit=100', { as: owner, workspaceId });
-    expect(open.body.data).toHaveLength(5);
+    expect(open.body.data).toHaveLength(7);
     expect(open.body.data.some((f: { checkId: string }) => f.checkId === 'http-exposed-git')).toBe(false);
 
     // Both scans are listed for the target, newest first; the status filter applies.

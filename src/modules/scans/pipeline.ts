@@ -3,6 +3,7 @@ import type { Prisma } from '../../db.js';
 import { createHostRateLimiter, createScopeGuard, isScopeError, StepInputError, type HostRateLimiter, type StepName } from '../../scanner/index.js';
 import { assetFromObservation, upsertAssets, type AssetInput } from '../assets/ingest.js';
 import { recordFindings, resolveUnseenFindings } from '../vulnerabilities/ingest.js';
+import { loadScanTemplates } from '../templates/loader.js';
 import { TERMINAL_STATUSES, type ScanOptions } from './schemas.js';
 import { STEP_RUNNERS, ScopeRefusal, type StepOutputs } from './steps.js';
 import { enqueueStep, type ScanStepJob } from './queue.js';
@@ -73,7 +74,8 @@ export function createScanRunner(deps: AppDeps) {
     let output: NonNullable<StepOutputs[StepName]>;
     try {
       const runner = STEP_RUNNERS[step.name as StepName];
-      output = (await runner({ target: scan.target, options, previous, guard, limiter: combine(instanceLimiter, scanLimiter) }))!;
+      const templates = () => loadScanTemplates(deps, scan.workspaceId);
+      output = (await runner({ target: scan.target, options, previous, guard, limiter: combine(instanceLimiter, scanLimiter), templates }))!;
     } catch (error) {
       if (isPermanent(error) || attempt >= env.SCAN_STEP_RETRIES) {
         log.warn({ scanId: scan.id, step: step.name, err: error }, 'scan step failed');

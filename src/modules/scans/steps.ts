@@ -13,6 +13,7 @@ import {
 import { BUILTIN_CHECKS } from '../../scanner/index.js';
 import type { ScanOptions } from './schemas.js';
 import { hostsOfTarget, portOfUrl } from './expand.js';
+import { runTemplatesOnWeb, type RunnableTemplate, type TemplateScanSummary } from '../templates/run.js';
 
 /** What each step keeps in ScanStep.output: the next steps (and a retry) read it back. */
 export interface StepOutputs {
@@ -20,7 +21,8 @@ export interface StepOutputs {
   ports?: { services: ServiceObservation[]; hosts: HostObservation[] };
   http?: { web: WebObservation[]; errors: StepError[] };
   tls?: { certificates: CertificateObservation[]; errors: StepError[] };
-  checks?: { findings: FindingObservation[]; errors: StepError[]; checkIds: string[] };
+  /** `checkIds`: built-in checks and the nuclei templates that ran; `templates`: counters of the template run. */
+  checks?: { findings: FindingObservation[]; errors: StepError[]; checkIds: string[]; templates?: TemplateScanSummary };
 }
 
 export interface StepContext {
@@ -29,6 +31,8 @@ export interface StepContext {
   previous: StepOutputs;
   guard: ScopeGuard;
   limiter: HostRateLimiter;
+  /** The workspace's enabled nuclei templates (built-in pack and its own), loaded when the checks step runs. */
+  templates?: () => Promise<RunnableTemplate[]>;
 }
 
 /** Runs `work` over `items` with at most `limit` at a time, keeping the input order in the results. */
@@ -124,7 +128,17 @@ export const STEP_RUNNERS = {
   async checks(ctx: StepContext): Promise<StepOutputs['checks']> {
     const web = ctx.previous.http?.web ?? [];
     const certificates = ctx.previous.tls?.certificates ?? [];
-    const { observations, errors } = await runStep('checks', { web, certificates, timeoutMs: ctx.options.timeoutMs }, { guard: ctx.guard, limiter: ctx.limiter });
-    return { findings: observations as FindingObservation[], errors, checkIds: BUILTIN_CHECKS.map((check) => check.id) };
+    const templates = ctx.templates && web.length ? await ctx.templates() : [];
+    // Built-in checks and templates run side by side; the limiter bounds what they send to each host together.
+    const [builtin, nuclei] = await Promise.all([
+      runStep('checks', { web, certificates, timeoutMs: ctx.options.timeoutMs }, { guard: ctx.guard, limiter: ctx.limiter }),
+      runTemplatesOnWeb(templates, web, { guard: ctx.guard, limiter: ctx.limiter, timeoutMs: ctx.options.timeoutMs }),
+    ]);
+    return {
+      findings: [...(builtin.observations as FindingObservation[]), ...nuclei.findings],
+      errors: [...builtin.errors, ...nuclei.errors],
+      checkIds: [...BUILTIN_CHECKS.map((check) => check.id), ...nuclei.checkIds],
+      templates: nuclei.summary,
+    };
   },
 };

@@ -1,0 +1,121 @@
+import { builder } from '../../graphql/builder.js';
+import { MUTATION_ERRORS } from '../../graphql/errors.js';
+import { WorkspaceRef } from '../workspaces/graphql.js';
+import { SeverityEnum } from '../vulnerabilities/graphql.js';
+import type { TemplateIssue } from '../../scanner/nuclei/index.js';
+import * as templates from './service.js';
+
+const TemplateIssueRef = builder.objectRef<TemplateIssue>('TemplateIssue').implement({
+  description: 'A feature of a template the engine does not run, or a problem with it.',
+  fields: (t) => ({
+    path: t.exposeString('path', { description: "Where in the template, in nuclei's field names (e.g. http[0].matchers[1].type); empty for the whole document." }),
+    message: t.exposeString('message'),
+    line: t.exposeInt('line', { nullable: true }),
+    column: t.exposeInt('column', { nullable: true }),
+  }),
+});
+
+export const TemplateRef = builder.objectRef<templates.TemplateResponse>('Template').implement({
+  description: "A nuclei template: one of the built-in pack or one the workspace uploaded, as one workspace sees it.",
+  fields: (t) => ({
+    id: t.exposeID('id', { description: 'The UUID the REST API uses.' }),
+    fileName: t.exposeString('fileName'),
+    nucleiId: t.exposeString('nucleiId', { nullable: true, description: "The template's own id, once content is uploaded: the check id of its findings." }),
+    name: t.exposeString('name', { nullable: true }),
+    severity: t.expose('severity', { type: SeverityEnum, nullable: true, description: "info.severity (nuclei's `unknown` is reported as info)." }),
+    tags: t.exposeStringList('tags'),
+    builtin: t.exposeBoolean('builtin'),
+    enabled: t.exposeBoolean('enabled', { description: 'In this workspace: whether its scans run the template.' }),
+    uploaded: t.exposeBoolean('uploaded', { description: 'Whether the template has content to run.' }),
+    path: t.exposeString('path', { nullable: true, description: 'Storage location of the content; null for built-in templates and before an upload.' }),
+    checksum: t.exposeString('checksum', { nullable: true }),
+    sizeBytes: t.exposeInt('sizeBytes', { nullable: true }),
+    warnings: t.field({ type: [TemplateIssueRef], resolve: (template) => template.warnings }),
+    content: t.loadable({
+      type: 'String',
+      nullable: true,
+      description: 'The YAML text (read from storage); null before the first upload.',
+      load: (keys: templates.TemplateResponse[], ctx) => templates.contentsOfTemplates(ctx, keys),
+      resolve: (template) => template,
+    }),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
+  }),
+});
+
+const TemplateUploadRef = builder.objectRef<templates.UploadResult>('TemplateUpload').implement({
+  fields: (t) => ({
+    path: t.exposeString('path', { description: 'The storage location: nuclei-templates/<templateId>.yaml.' }),
+    warnings: t.field({ type: [TemplateIssueRef], resolve: (upload) => upload.warnings }),
+    template: t.field({ type: TemplateRef, resolve: (upload) => upload.template }),
+  }),
+});
+
+// The module that owns templates adds them to workspaces.
+builder.prismaObjectField('Workspace', 'templates', (t) =>
+  t.loadableList({
+    type: TemplateRef,
+    description: "The built-in templates and the workspace's own, with whether each is enabled here.",
+    load: (ids: string[], ctx) => templates.templatesOfWorkspaces(ctx, ids),
+    resolve: (workspace) => workspace.id,
+  }),
+);
+
+builder.queryFields((t) => ({
+  template: t.field({
+    type: TemplateRef,
+    nullable: true,
+    description: 'One template of a workspace (built-in or its own); null when there is none.',
+    args: { workspaceId: t.arg.globalID({ required: true, for: [WorkspaceRef] }), id: t.arg.id({ required: true }) },
+    resolve: async (_root, { workspaceId, id }, ctx) => {
+      try {
+        return await templates.getTemplate(ctx, workspaceId.id, String(id));
+      } catch (error) {
+        if ((error as { code?: unknown }).code === 'NOT_FOUND') return null;
+        throw error;
+      }
+    },
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  createTemplate: t.field({
+    type: TemplateRef,
+    errors: { types: MUTATION_ERRORS },
+    description: 'Registers a template in the workspace (owners); upload its content with uploadTemplate.',
+    args: { workspaceId: t.arg.globalID({ required: true, for: [WorkspaceRef] }), fileName: t.arg.string({ required: true }) },
+    resolve: (_root, { workspaceId, fileName }, ctx) => templates.createTemplate(ctx, workspaceId.id, { fileName }),
+  }),
+  uploadTemplate: t.field({
+    type: TemplateUploadRef,
+    errors: { types: MUTATION_ERRORS },
+    description: "Validates and stores a template's content (owners). Invalid content is a ValidationError whose details give each problem's field, line and column.",
+    args: {
+      workspaceId: t.arg.globalID({ required: true, for: [WorkspaceRef] }),
+      templateId: t.arg.id({ required: true }),
+      fileContent: t.arg.string({ required: true }),
+    },
+    resolve: (_root, { workspaceId, templateId, fileContent }, ctx) => templates.uploadTemplate(ctx, workspaceId.id, { templateId: String(templateId), fileContent }),
+  }),
+  renameTemplate: t.field({
+    type: TemplateRef,
+    errors: { types: MUTATION_ERRORS },
+    description: "Renames one of the workspace's own templates (owners).",
+    args: { workspaceId: t.arg.globalID({ required: true, for: [WorkspaceRef] }), id: t.arg.id({ required: true }), fileName: t.arg.string({ required: true }) },
+    resolve: (_root, { workspaceId, id, fileName }, ctx) => templates.renameTemplate(ctx, workspaceId.id, String(id), fileName),
+  }),
+  setTemplateEnabled: t.field({
+    type: TemplateRef,
+    errors: { types: MUTATION_ERRORS },
+    description: 'Enables or disables a template (built-in or the workspace’s own) for the workspace’s scans (owners).',
+    args: { workspaceId: t.arg.globalID({ required: true, for: [WorkspaceRef] }), id: t.arg.id({ required: true }), enabled: t.arg.boolean({ required: true }) },
+    resolve: (_root, { workspaceId, id, enabled }, ctx) => templates.setTemplateEnabled(ctx, workspaceId.id, String(id), { enabled }),
+  }),
+  deleteTemplate: t.field({
+    type: 'ID',
+    errors: { types: MUTATION_ERRORS },
+    description: "Deletes one of the workspace's own templates and its content (owners); returns its id. Its findings stay.",
+    args: { workspaceId: t.arg.globalID({ required: true, for: [WorkspaceRef] }), id: t.arg.id({ required: true }) },
+    resolve: async (_root, { workspaceId, id }, ctx) => (await templates.deleteTemplate(ctx, workspaceId.id, String(id))).id,
+  }),
+}));

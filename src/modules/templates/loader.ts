@@ -1,0 +1,64 @@
+import type { AppDeps } from '../../context.js';
+import { parseTemplate, type NucleiTemplate } from '../../scanner/nuclei/index.js';
+import { sha256 } from './content.js';
+import { loadPack } from './pack.js';
+import type { RunnableTemplate } from './run.js';
+import { effectiveEnabled, templatesOfWorkspaceWhere } from './service.js';
+
+/**
+ * The templates a scan of a workspace runs: the built-in pack (from the release's files) and the workspace's
+ * own uploads (from the blob store), minus those switched off for it. When one of the workspace's templates has
+ * the id of a built-in one, the workspace's replaces it: one id, one template, one set of findings.
+ */
+
+/** Parsed uploads by content hash: parsing compiles regexes and DSL; the same content parses the same way. */
+const parsedByChecksum = new Map<string, NucleiTemplate>();
+const PARSED_CACHE_SIZE = 512;
+const READ_CONCURRENCY = 8;
+
+function parseCached(content: string): NucleiTemplate | undefined {
+  const checksum = sha256(content);
+  const cached = parsedByChecksum.get(checksum);
+  if (cached) {
+    parsedByChecksum.delete(checksum);
+    parsedByChecksum.set(checksum, cached);
+    return cached;
+  }
+  const { template } = parseTemplate(content);
+  if (!template) return undefined;
+  parsedByChecksum.set(checksum, template);
+  if (parsedByChecksum.size > PARSED_CACHE_SIZE) parsedByChecksum.delete(parsedByChecksum.keys().next().value!);
+  return template;
+}
+
+export async function loadScanTemplates(deps: Pick<AppDeps, 'prisma' | 'storage' | 'log'>, workspaceId: string): Promise<RunnableTemplate[]> {
+  const rows = await deps.prisma.template.findMany({
+    where: templatesOfWorkspaceWhere(workspaceId),
+    orderBy: [{ builtin: 'asc' }, { updatedAt: 'desc' }, { id: 'asc' }],
+    include: { settings: { where: { workspaceId }, select: { enabled: true } } },
+  });
+  const pack = new Map((await loadPack()).map((entry) => [entry.fileName, entry.template]));
+  const own = rows.filter((row) => !row.builtin && row.storageKey && effectiveEnabled(row, undefined));
+  const ownTemplates: NucleiTemplate[] = [];
+  for (let start = 0; start < own.length; start += READ_CONCURRENCY) {
+    const batch = await Promise.all(
+      own.slice(start, start + READ_CONCURRENCY).map(async (row) => {
+        const bytes = await deps.storage.get(row.storageKey!);
+        const template = bytes ? parseCached(bytes.toString('utf8')) : undefined;
+        // Uploads are validated before they are stored: this is a blob lost or changed behind our back.
+        if (!template) deps.log.warn({ templateId: row.id, key: row.storageKey }, 'template content missing or invalid: not run');
+        return template;
+      }),
+    );
+    for (const template of batch) if (template) ownTemplates.push(template);
+  }
+  const byId = new Map<string, NucleiTemplate>();
+  // The workspace's own first (most recently changed first): they win over a built-in template with their id.
+  for (const template of ownTemplates) if (!byId.has(template.id)) byId.set(template.id, template);
+  for (const row of rows) {
+    if (!row.builtin || !effectiveEnabled(row, row.settings[0])) continue;
+    const template = pack.get(row.fileName);
+    if (template && !byId.has(template.id)) byId.set(template.id, template);
+  }
+  return [...byId.values()].sort((a, b) => a.id.localeCompare(b.id)).map((template) => ({ template }));
+}
