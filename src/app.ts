@@ -18,6 +18,8 @@ import { createMetrics } from './metrics.js';
 import { AppError, errorBody } from './errors.js';
 import { LOGO_ROUTE } from './modules/system-configs/service.js';
 import { serveSystemLogo } from './modules/system-configs/logo-route.js';
+import { AGENT_STREAM_ROUTE, serveAgentStream } from './modules/agents/stream-route.js';
+import { createMcpEndpoint } from './modules/mcp/endpoint.js';
 
 export interface AppOptions {
   env: Env;
@@ -87,6 +89,8 @@ export async function createApp(options: AppOptions): Promise<App> {
       return true;
     },
   });
+  // Our MCP endpoint (workspace API keys), beside the REST handler: it speaks JSON-RPC and SSE, not tRPC.
+  const mcp = createMcpEndpoint(deps);
   let openApiJson: string | undefined;
   let shuttingDown = false;
 
@@ -112,6 +116,9 @@ export async function createApp(options: AppOptions): Promise<App> {
     if (serveDocs(path, req, res)) return;
     // The stored logo is bytes, not JSON: served beside the REST handler (which keeps POST for the upload).
     if (path === LOGO_ROUTE && (req.method === 'GET' || req.method === 'HEAD')) return serveSystemLogo(await buildContext(toHeaders(req), req), req, res);
+    if (await mcp.handle(req, res, path)) return;
+    // The assistant's reply as server-sent events: a stream, which the JSON-only REST handler cannot answer.
+    if (path === AGENT_STREAM_ROUTE && req.method === 'POST') return serveAgentStream(await buildContext(toHeaders(req), req), req, res, env.BODY_LIMIT_BYTES);
     if (path.startsWith('/api/v1/')) return rest(req, res);
     if (path === '/graphql') return void (await yoga.handle(req, res, { req }));
     sendError(res, errorBody(new AppError('NOT_FOUND', `No route ${req.method} ${path}`)));
@@ -166,6 +173,7 @@ export async function createApp(options: AppOptions): Promise<App> {
       server.closeIdleConnections();
       // 1001 Going Away: clients know to reconnect elsewhere.
       for (const client of socket.wss.clients) client.close(1001, 'Server shutting down');
+      await mcp.close();
       await socket.dispose();
       await closed;
       await runtime.close(deadline - Date.now());

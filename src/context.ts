@@ -32,7 +32,7 @@ export interface Viewer {
   image: string | null;
   role: 'admin' | 'user';
   /** How the caller proved who they are. */
-  via: 'session' | 'api-token';
+  via: 'session' | 'api-token' | 'workspace-api-key';
 }
 
 /** What every service function receives: who is asking, and this request's memo of workspace roles. */
@@ -46,11 +46,16 @@ export interface ServiceContext {
   /** Response headers a service asks the front door to set (e.g. a session cookie). */
   responseHeaders: Headers;
   roleMemo: Map<string, WorkspaceRole | null>;
+  /**
+   * Set when the caller is a workspace API key (our MCP endpoint): it acts for exactly this workspace, with at
+   * most this role. workspaceRole() answers null for every other workspace, so assertCan refuses them.
+   */
+  actsFor?: { workspaceId: string; maxRole: WorkspaceRole };
 }
 
 export function createServiceContext(
   deps: AppDeps,
-  fields: Pick<ServiceContext, 'viewer' | 'requestId' | 'clientIp'> & { workspaceId?: string },
+  fields: Pick<ServiceContext, 'viewer' | 'requestId' | 'clientIp'> & Partial<Pick<ServiceContext, 'workspaceId' | 'actsFor'>>,
 ): ServiceContext {
   return { deps, ...fields, responseHeaders: new Headers(), roleMemo: new Map() };
 }

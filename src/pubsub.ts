@@ -22,11 +22,32 @@ export interface ScanUpdate {
   stepsTotal: number;
 }
 
+/** A message of an agent conversation was stored (user question or finished reply). Subscribers re-read it. */
+export interface AgentMessageEvent {
+  conversationId: string;
+  messageId: string;
+}
+
+/** A partial of the assistant's reply while it is produced (not stored until the reply is complete). */
+export interface AgentDeltaEvent {
+  conversationId: string;
+  /** The id the finished reply will have. */
+  messageId: string;
+  kind: 'text' | 'thinking' | 'tool_call' | 'tool_result' | 'error';
+  /** Text or thinking delta, or the error text. */
+  text?: string;
+  toolCall?: { toolCallId: string; toolName: string; args: Record<string, unknown>; result?: unknown; isError?: boolean };
+}
+
 export type Topics = {
   /** Every change of one scan's status, progress or counters. Keyed by scan id. */
   'scan:updated': [scanId: string, payload: ScanUpdate];
   /** Anything that changes inside a workspace, for dashboards. Keyed by workspace id. */
   'workspace:event': [workspaceId: string, payload: WorkspaceEvent];
+  /** Stored messages of one agent conversation. Keyed by conversation id. */
+  'agent:message': [conversationId: string, payload: AgentMessageEvent];
+  /** Partial replies of one agent conversation, as they stream. Keyed by conversation id. */
+  'agent:delta': [conversationId: string, payload: AgentDeltaEvent];
 };
 
 export type PubSub = ReturnType<typeof createPubSub<Topics>>;

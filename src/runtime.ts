@@ -10,6 +10,7 @@ import { createSecretBox } from './crypto/secret-box.js';
 import type { AppDeps } from './context.js';
 import { defineQueues } from './workers.js';
 import { ensureBuiltinTools } from './modules/tools/catalogue.js';
+import { ensureBuiltinTemplates } from './modules/templates/pack.js';
 import { closeBlobStore, createBlobStore } from './storage/index.js';
 
 export interface RuntimeOptions {
@@ -42,6 +43,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const applied = await db.migrate();
   if (applied.length) log.info({ applied }, 'migrations applied');
   await ensureBuiltinTools({ prisma: db.prisma, log });
+  await ensureBuiltinTemplates({ prisma: db.prisma, log });
 
   const pubsubHandle = createAppPubSub(env.REDIS_URL);
   const queue = new JobQueue(db, log, { superviseSeconds: env.QUEUE_SUPERVISE_SECONDS });

@@ -30,12 +30,14 @@ export function visibleWorkspacesWhere(viewer: Viewer): Prisma.WorkspaceWhereInp
 export async function workspaceRole(ctx: ServiceContext, workspaceId: string): Promise<WorkspaceRole | null> {
   const viewer = requireViewer(ctx);
   if (!isUuid(workspaceId)) return null;
+  // A workspace API key acts for its own workspace only, and never above its role cap.
+  if (ctx.actsFor && ctx.actsFor.workspaceId !== workspaceId) return null;
   if (ctx.roleMemo.has(workspaceId)) return ctx.roleMemo.get(workspaceId)!;
   const membership = await ctx.deps.prisma.workspaceMember.findUnique({
     where: { workspaceId_userId: { workspaceId, userId: viewer.id } },
     select: { role: true },
   });
-  const role = membership?.role ?? null;
+  const role = membership && ctx.actsFor?.maxRole === 'member' ? 'member' : (membership?.role ?? null);
   ctx.roleMemo.set(workspaceId, role);
   return role;
 }

@@ -10,6 +10,10 @@ import '../modules/vulnerabilities/graphql.js';
 import '../modules/scans/graphql.js';
 import '../modules/system-configs/graphql.js';
 import '../modules/tools/graphql.js';
+import '../modules/templates/graphql.js';
+import '../modules/agents/graphql.js';
+import '../modules/workspace-api-keys/graphql.js';
+import '../modules/mcp/graphql.js';
 
 /** Every module's graphql.ts registers its types and fields on the builder; this builds the schema once. */
 export const schema = builder.toSchema();

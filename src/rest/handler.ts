@@ -27,7 +27,7 @@ export function sendError(res: ServerResponse, body: ErrorBody, headers: Record<
  * Reads a JSON body ourselves (any JSON content type, with or without charset) so that a body that is not
  * JSON, or is too large, gets our error shape; the tRPC handler then takes `req.body` as it is.
  */
-async function readJsonBody(req: IncomingMessage, limit: number): Promise<unknown> {
+export async function readJsonBody(req: IncomingMessage, limit: number): Promise<unknown> {
   const declared = Number(req.headers['content-length'] ?? 0);
   if (declared > limit) throw new AppError('PAYLOAD_TOO_LARGE', `The request body is larger than ${limit} bytes`);
   const chunks: Buffer[] = [];

@@ -8,10 +8,16 @@ import { scansRest } from '../modules/scans/rest.js';
 import { systemRest } from '../modules/system/rest.js';
 import { systemConfigsRest } from '../modules/system-configs/rest.js';
 import { toolsRest } from '../modules/tools/rest.js';
+import { templatesRest } from '../modules/templates/rest.js';
+import { agentsRest } from '../modules/agents/rest.js';
+import { workspaceApiKeysRest } from '../modules/workspace-api-keys/rest.js';
+import { mcpConfigsRest } from '../modules/mcp/rest.js';
 
 /** Every REST procedure; each module contributes its own router. Order matters where paths overlap. */
 export const restRouter = router({
   accounts: accountsRest,
+  // Before workspaces: its GET /api/workspaces/{id} would otherwise take /api/workspaces/api-key(s).
+  workspaceApiKeys: workspaceApiKeysRest,
   workspaces: workspacesRest,
   targets: targetsRest,
   assets: assetsRest,
@@ -20,6 +26,9 @@ export const restRouter = router({
   system: systemRest,
   systemConfigs: systemConfigsRest,
   tools: toolsRest,
+  templates: templatesRest,
+  agents: agentsRest,
+  mcpConfigs: mcpConfigsRest,
 });
 
 export type RestRouter = typeof restRouter;
