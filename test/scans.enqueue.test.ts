@@ -24,3 +24,23 @@ it('the first scan of a fresh server without workers is enqueued (job committed 
   const jobs = await server.db.sql.query(`SELECT state FROM pgboss.job WHERE name = 'scan-step' AND data->>'scanId' = $1`, [scanId]);
   expect(jobs.rows).toEqual([{ state: 'created' }]);
 });
+
+it('a scan leaves out the steps whose built-in tool the workspace switched off, and refuses when none is left', async () => {
+  const client = clientFor(server);
+  const owner = await client.signUp('Tools off');
+  const workspace = await client.createWorkspace(owner);
+  const target = await client.api('POST', '/api/v1/api/targets', { as: owner, workspaceId: workspace.id, body: { value: 'example.org' } });
+  const tools = await client.api('GET', '/api/v1/api/tools?limit=100', { as: owner, workspaceId: workspace.id });
+  const toolId = (name: string) => tools.body.data.find((tool: { name: string; builtin: boolean }) => tool.name === name && tool.builtin).id as string;
+  const switchOff = (name: string) => client.api('PATCH', `/api/v1/api/tools/${toolId(name)}`, { as: owner, workspaceId: workspace.id, body: { enabled: false } });
+
+  expect((await switchOff('tls')).status).toBe(200);
+  const withoutTls = await client.api('POST', '/api/v1/api/scans', { as: owner, workspaceId: workspace.id, body: { targetId: target.body.id } });
+  expect(withoutTls.status).toBe(201);
+  expect(withoutTls.body.steps.map((step: { name: string }) => step.name)).toEqual(['dns', 'ports', 'http', 'checks']);
+
+  expect((await switchOff('dns')).status).toBe(200);
+  const nothingLeft = await client.api('POST', '/api/v1/api/scans', { as: owner, workspaceId: workspace.id, body: { targetId: target.body.id } });
+  expect(nothingLeft.status).toBe(409);
+  expect(nothingLeft.body.message).toContain('switched off');
+});

@@ -4,6 +4,7 @@ import { createHostRateLimiter, createScopeGuard, isScopeError, StepInputError, 
 import { assetFromObservation, upsertAssets, type AssetInput } from '../assets/ingest.js';
 import { recordFindings, resolveUnseenFindings } from '../vulnerabilities/ingest.js';
 import { loadScanTemplates } from '../templates/loader.js';
+import { disabledBuiltinTools } from '../tools/service.js';
 import { TERMINAL_STATUSES, type ScanOptions } from './schemas.js';
 import { STEP_RUNNERS, ScopeRefusal, type StepOutputs } from './steps.js';
 import { enqueueStep, type ScanStepJob } from './queue.js';
@@ -74,8 +75,18 @@ export function createScanRunner(deps: AppDeps) {
     let output: NonNullable<StepOutputs[StepName]>;
     try {
       const runner = STEP_RUNNERS[step.name as StepName];
-      const templates = () => loadScanTemplates(deps, scan.workspaceId);
-      output = (await runner({ target: scan.target, options, previous, guard, limiter: combine(instanceLimiter, scanLimiter), templates }))!;
+      // Tools switched off after the scan started are honoured by the checks step too.
+      const disabled = step.name === 'checks' ? await disabledBuiltinTools(prisma, scan.workspaceId) : new Set<string>();
+      const templates = async () => (disabled.has('nuclei-templates') ? [] : loadScanTemplates(deps, scan.workspaceId));
+      output = (await runner({
+        target: scan.target,
+        options,
+        previous,
+        guard,
+        limiter: combine(instanceLimiter, scanLimiter),
+        templates,
+        builtinChecks: !disabled.has('checks'),
+      }))!;
     } catch (error) {
       if (isPermanent(error) || attempt >= env.SCAN_STEP_RETRIES) {
         log.warn({ scanId: scan.id, step: step.name, err: error }, 'scan step failed');

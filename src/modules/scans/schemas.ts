@@ -88,3 +88,16 @@ export const listScansInput = z
   .strict();
 
 export type ListScansInput = z.input<typeof listScansInput>;
+
+/**
+ * Leaves out steps whose built-in tool the workspace switched off, then any step that needs one left out.
+ * The checks step stays while either of its engines (built-in checks, nuclei templates) is on.
+ */
+export function withoutDisabledTools(steps: readonly StepName[], disabled: ReadonlySet<string>): StepName[] {
+  const kept: StepName[] = [];
+  for (const step of steps) {
+    const off = step === 'checks' ? disabled.has('checks') && disabled.has('nuclei-templates') : disabled.has(step);
+    if (!off && REQUIRES[step].every((needed) => kept.includes(needed))) kept.push(step);
+  }
+  return kept;
+}

@@ -5,7 +5,8 @@ import type { Prisma } from '../../db.js';
 import { validate } from '../../validate.js';
 import { pageEnvelope, type Page } from '../workspaces/service.js';
 import { getTargetForScan } from '../targets/service.js';
-import { listScansInput, resolveScanOptions, startScanInput, TERMINAL_STATUSES, type ListScansInput, type ScanOptionsInput } from './schemas.js';
+import { disabledBuiltinTools } from '../tools/service.js';
+import { listScansInput, withoutDisabledTools, resolveScanOptions, startScanInput, TERMINAL_STATUSES, type ListScansInput, type ScanOptionsInput } from './schemas.js';
 import { enqueueStep } from './queue.js';
 import { publishScanUpdate } from './events.js';
 
@@ -21,7 +22,10 @@ export async function startScan(ctx: ServiceContext, workspaceId: string, input:
   const viewer = requireViewer(ctx);
   const { targetId, options: optionsInput } = validate(startScanInput, input);
   const target = await getTargetForScan(ctx, workspaceId, targetId);
-  const options = resolveScanOptions(optionsInput);
+  const resolved = resolveScanOptions(optionsInput);
+  const disabled = await disabledBuiltinTools(ctx.deps.prisma, workspaceId);
+  const options = { ...resolved, steps: withoutDisabledTools(resolved.steps, disabled) };
+  if (!options.steps.length) throw new ConflictError(`Every step of this scan uses a tool switched off in this workspace (${[...disabled].join(', ')})`);
   const scan = await ctx.deps.prisma.$transaction(async (tx) => {
     const created = await tx.scan.create({
       data: {

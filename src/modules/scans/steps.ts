@@ -33,6 +33,8 @@ export interface StepContext {
   limiter: HostRateLimiter;
   /** The workspace's enabled nuclei templates (built-in pack and its own), loaded when the checks step runs. */
   templates?: () => Promise<RunnableTemplate[]>;
+  /** False when the workspace switched the built-in checks tool off (templates may still run). */
+  builtinChecks?: boolean;
 }
 
 /** Runs `work` over `items` with at most `limit` at a time, keeping the input order in the results. */
@@ -130,14 +132,17 @@ export const STEP_RUNNERS = {
     const certificates = ctx.previous.tls?.certificates ?? [];
     const templates = ctx.templates && web.length ? await ctx.templates() : [];
     // Built-in checks and templates run side by side; the limiter bounds what they send to each host together.
+    const builtinChecks = ctx.builtinChecks ?? true;
     const [builtin, nuclei] = await Promise.all([
-      runStep('checks', { web, certificates, timeoutMs: ctx.options.timeoutMs }, { guard: ctx.guard, limiter: ctx.limiter }),
+      builtinChecks
+        ? runStep('checks', { web, certificates, timeoutMs: ctx.options.timeoutMs }, { guard: ctx.guard, limiter: ctx.limiter })
+        : { observations: [], errors: [] },
       runTemplatesOnWeb(templates, web, { guard: ctx.guard, limiter: ctx.limiter, timeoutMs: ctx.options.timeoutMs }),
     ]);
     return {
       findings: [...(builtin.observations as FindingObservation[]), ...nuclei.findings],
       errors: [...builtin.errors, ...nuclei.errors],
-      checkIds: [...BUILTIN_CHECKS.map((check) => check.id), ...nuclei.checkIds],
+      checkIds: [...(builtinChecks ? BUILTIN_CHECKS.map((check) => check.id) : []), ...nuclei.checkIds],
       templates: nuclei.summary,
     };
   },
