@@ -351,6 +351,20 @@ describe('a scan of loopback services', { timeout: SCAN_TEST_TIMEOUT }, () => {
     expect(retry.status).toBe(409);
   });
 
+  it("keeps each step's full result as a scan artefact in the blob store, readable by members only", async () => {
+    const ports = await client.api('GET', `/api/v1/api/scans/${firstScanId}/artefacts/ports`, { as: owner, workspaceId });
+    expect(ports.status).toBe(200);
+    const scannedPorts = ports.body.services.map((service: { port: number }) => service.port);
+    const storedPorts = (await server.db.prisma.asset.findMany({ where: { workspaceId, kind: 'service' } })).map((asset) => (asset.data as { port: number }).port);
+    expect(scannedPorts.sort()).toEqual(storedPorts.sort());
+    const stored = await server.app.deps.storage.get(`scan-artefacts/${firstScanId}/ports.json`);
+    expect(JSON.parse(stored!.toString('utf8'))).toEqual(ports.body);
+    expect((await client.api('GET', `/api/v1/api/scans/${firstScanId}/artefacts/bogus`, { as: owner, workspaceId })).status).toBe(400);
+    const stranger = await client.signUp('Artefact stranger');
+    const theirs = (await client.createWorkspace(stranger)).id;
+    expect((await client.api('GET', `/api/v1/api/scans/${firstScanId}/artefacts/ports`, { as: stranger, workspaceId: theirs })).status).toBe(404);
+  });
+
   it("keeps other users out: another workspace's scans and targets are 404, and its subscription gets an error", async () => {
     const stranger = await client.signUp('Stranger');
     const theirs = (await client.createWorkspace(stranger)).id;

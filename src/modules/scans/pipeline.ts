@@ -8,6 +8,7 @@ import { disabledBuiltinTools } from '../tools/service.js';
 import { TERMINAL_STATUSES, type ScanOptions } from './schemas.js';
 import { STEP_RUNNERS, ScopeRefusal, type StepOutputs } from './steps.js';
 import { enqueueStep, type ScanStepJob } from './queue.js';
+import { scanArtefactKey } from './artefacts.js';
 import { publishScanUpdate, publishWorkspaceEvents } from './events.js';
 
 type Tx = Prisma.TransactionClient;
@@ -100,6 +101,9 @@ export function createScanRunner(deps: AppDeps) {
 
   async function completeStep(job: ScanStepJob, name: StepName, output: NonNullable<StepOutputs[StepName]>, _attempt: number): Promise<void> {
     const now = new Date();
+    // The step's full result is kept as a scan artefact in the blob store before the step counts as done;
+    // a storage failure fails this attempt and the queue retries it.
+    await deps.storage.put(scanArtefactKey(job.scanId, name), JSON.stringify(output), { contentType: 'application/json' });
     const outcome = await prisma.$transaction(async (tx) => {
       const scan = await tx.scan.findUniqueOrThrow({
         where: { id: job.scanId },

@@ -4,6 +4,8 @@ import { dateTime, idParam, pageSchema, uuidParam } from '../../rest/schemas.js'
 import { requireWorkspaceId } from '../../auth/authz.js';
 import * as scans from './service.js';
 import { toScanResponse } from './response.js';
+import { getScanArtefact } from './artefacts.js';
+import { STEP_NAMES } from '../../scanner/index.js';
 import { listScansInput, scanOptionsInput, SCAN_STATUSES, startScanInput } from './schemas.js';
 
 const status = z.enum(SCAN_STATUSES);
@@ -86,6 +88,20 @@ export const scansRest = router({
     .input(idParam)
     .output(scanSchema)
     .query(async ({ ctx, input }) => toScanResponse(await scans.getScan(ctx.svc, input.id, requireWorkspaceId(ctx.svc)))),
+
+  artefact: procedure
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/api/scans/{id}/artefacts/{step}',
+        tags,
+        summary: "A completed step's full result (observations and errors), as stored in the blob store",
+        requestHeaders: workspaceHeader,
+      },
+    })
+    .input(z.object({ id: uuidParam, step: z.enum(STEP_NAMES, { message: `must be one of: ${STEP_NAMES.join(', ')}` }) }).strict())
+    .output(z.record(z.string(), z.unknown()))
+    .query(async ({ ctx, input }) => (await getScanArtefact(ctx.svc, input.id, input.step, requireWorkspaceId(ctx.svc))) as Record<string, unknown>),
 
   cancel: procedure
     .meta({ openapi: { method: 'POST', path: '/api/scans/{id}/cancel', tags, summary: 'Cancel a pending or running scan', requestHeaders: workspaceHeader } })
