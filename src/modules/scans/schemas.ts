@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { STEP_NAMES, type StepName } from '../../scanner/index.js';
 import { parsePortSpec } from '../../scanner/ports.js';
-import { pageQuery } from '../workspaces/schemas.js';
+import { pageQuery } from '../../pagination.js';
 
 export const SCAN_STATUSES = ['PENDING', 'IN_PROGRESS', 'COMPLETED', 'FAILED', 'CANCELLED'] as const;
 export type ScanStatusName = (typeof SCAN_STATUSES)[number];

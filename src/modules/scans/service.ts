@@ -3,7 +3,7 @@ import { AppError, ConflictError, NotFoundError } from '../../errors.js';
 import { assertCan, isUuid, requireViewer, requireWorkspaceId } from '../../auth/authz.js';
 import type { Prisma } from '../../db.js';
 import { validate } from '../../validate.js';
-import { pageEnvelope, type Page } from '../workspaces/service.js';
+import { pageEnvelope, type Page } from '../../pagination.js';
 import { getTargetForScan } from '../targets/service.js';
 import { disabledBuiltinTools } from '../tools/service.js';
 import { listScansInput, withoutDisabledTools, resolveScanOptions, startScanInput, TERMINAL_STATUSES, type ListScansInput, type ScanOptionsInput } from './schemas.js';

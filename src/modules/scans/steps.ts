@@ -1,3 +1,4 @@
+import { mapBounded } from '../../concurrency.js';
 import {
   runStep,
   ScopeError,
@@ -37,19 +38,6 @@ export interface StepContext {
   builtinChecks?: boolean;
 }
 
-/** Runs `work` over `items` with at most `limit` at a time, keeping the input order in the results. */
-async function mapBounded<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
-  const results = new Array<R>(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const index = next++;
-      results[index] = await work(items[index]!);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return results;
-}
 
 /** Every address of the target is outside what this instance may scan: permanent, never retried. */
 export class ScopeRefusal extends Error {

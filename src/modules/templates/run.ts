@@ -1,3 +1,4 @@
+import { mapBounded } from '../../concurrency.js';
 import net from 'node:net';
 import {
   createNodeHttpSender,
@@ -171,18 +172,6 @@ function senderFor(web: WebObservation, deps: TemplateScanDeps): { send: HttpSen
   return { send, close: () => sender.destroy() };
 }
 
-async function mapBounded<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
-  const results = new Array<R>(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const index = next++;
-      results[index] = await work(items[index]!);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(Math.max(1, limit), items.length) }, worker));
-  return results;
-}
 
 interface EndpointOutcome {
   asset: AssetRef;

@@ -1,30 +1,7 @@
 import { z } from 'zod';
+import { booleanQuery, pageQuery } from '../../pagination.js';
 
 export const WORKSPACE_SORT_FIELDS = ['createdAt', 'updatedAt', 'name'] as const;
-export const SORT_ORDERS = ['ASC', 'DESC'] as const;
-export const MAX_PAGE_SIZE = 100;
-
-/** Query strings arrive as text: booleans are spelled out, never coerced from any non-empty string. */
-const booleanQuery = z.preprocess(
-  (value) => (value === 'true' ? true : value === 'false' ? false : value),
-  z.boolean({ message: 'must be true or false' }),
-);
-
-export const pageQuery = {
-  page: z.coerce.number({ message: 'must be a number' }).int({ message: 'must be a whole number' }).min(1, { message: 'must be at least 1' }).max(1_000_000).default(1),
-  limit: z.coerce
-    .number({ message: 'must be a number' })
-    .int({ message: 'must be a whole number' })
-    .min(1, { message: 'must be at least 1' })
-    .max(MAX_PAGE_SIZE, { message: `must be at most ${MAX_PAGE_SIZE}` })
-    .default(10),
-  sortOrder: z
-    .string()
-    .transform((value) => value.toUpperCase())
-    .pipe(z.enum(SORT_ORDERS, { message: `must be one of: ${SORT_ORDERS.join(', ')}` }))
-    .default('DESC'),
-};
-
 export const listWorkspacesInput = z
   .object({
     search: z.string().trim().max(200).optional(),

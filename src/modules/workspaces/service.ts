@@ -3,7 +3,7 @@ import { NotFoundError } from '../../errors.js';
 import { assertCan, isUuid, requireViewer, visibleWorkspacesWhere, workspaceRole } from '../../auth/authz.js';
 import type { Prisma } from '../../db.js';
 import { validate } from '../../validate.js';
-import { escapeLike } from '../../pagination.js';
+import { escapeLike, pageEnvelope, type Page } from '../../pagination.js';
 import { publishWorkspaceEvent } from './events.js';
 import {
   createWorkspaceInput,
@@ -36,20 +36,6 @@ export function workspaceListWhere(ctx: ServiceContext, filters: WorkspaceFilter
   }
   if (filters.isArchived !== undefined) and.push({ archivedAt: filters.isArchived ? { not: null } : null });
   return { AND: and };
-}
-
-export interface Page<T> {
-  data: T[];
-  total: number;
-  page: number;
-  limit: number;
-  hasNextPage: boolean;
-  pageCount: number;
-}
-
-export function pageEnvelope<T>(data: T[], total: number, page: number, limit: number): Page<T> {
-  const pageCount = Math.ceil(total / limit);
-  return { data, total, page, limit, hasNextPage: page < pageCount, pageCount };
 }
 
 export async function listWorkspaces(ctx: ServiceContext, input: ListWorkspacesInput): Promise<Page<WorkspaceResponse>> {
