@@ -75,6 +75,21 @@ describe('sign-up and sign-in', () => {
   });
 });
 
+describe('session lifetime', () => {
+  it('a session due for extension is extended on use; an expired one is refused', async () => {
+    const user = await client.signUp('Lifetime');
+    const dueAt = new Date(Date.now() + 5 * 86_400_000); // last extended two days ago
+    await server.db.prisma.session.update({ where: { token: user.token }, data: { expiresAt: dueAt } });
+    expect((await client.api('GET', '/api/v1/api/users/me', { as: user })).status).toBe(200);
+    const extended = await server.db.prisma.session.findUniqueOrThrow({ where: { token: user.token } });
+    expect(extended.expiresAt.getTime()).toBeGreaterThan(dueAt.getTime() + 86_400_000);
+
+    await server.db.prisma.session.update({ where: { token: user.token }, data: { expiresAt: new Date(Date.now() - 1000) } });
+    expect((await client.api('GET', '/api/v1/api/users/me', { as: user })).status).toBe(401);
+    expect((await client.gql('{ viewer { id } }', { as: user })).data).toEqual({ viewer: null });
+  });
+});
+
 describe('personal API tokens', () => {
   it('are shown once, stored only as a hash, accepted as bearer, and stop working when revoked', async () => {
     const user = await client.signUp('Gus');

@@ -5,6 +5,10 @@ import type { PrismaClient } from '../db.js';
 
 export const AUTH_BASE_PATH = '/api/v1/api/auth';
 
+/** A session lives 7 days and is extended when used a day or more after its last extension. */
+export const SESSION_EXPIRES_IN_SECONDS = 7 * 86_400;
+export const SESSION_UPDATE_AGE_SECONDS = 86_400;
+
 export interface AuthOptions {
   prisma: PrismaClient;
   secret: string;
@@ -24,6 +28,7 @@ export function createAuth({ prisma, secret, baseURL }: AuthOptions) {
     secret,
     database: prismaAdapter(prisma, { provider: 'postgresql' }),
     emailAndPassword: { enabled: true, minPasswordLength: 8, maxPasswordLength: 128, autoSignIn: true },
+    session: { expiresIn: SESSION_EXPIRES_IN_SECONDS, updateAge: SESSION_UPDATE_AGE_SECONDS },
     plugins: [bearer()],
     telemetry: { enabled: false },
     // Our own limiter covers sign-in and sign-up on REST and GraphQL alike (auth/rate-limit.ts).

@@ -1,4 +1,5 @@
 import { APIError } from 'better-auth/api';
+import { SESSION_EXPIRES_IN_SECONDS, SESSION_UPDATE_AGE_SECONDS } from '../../auth/better-auth.js';
 import type { AppDeps, ServiceContext, Viewer } from '../../context.js';
 import { AppError, ConflictError, UnauthenticatedError, ValidationError } from '../../errors.js';
 import { requireViewer } from '../../auth/authz.js';
@@ -81,6 +82,10 @@ export async function resolveViewer(deps: AppDeps, headers: Headers): Promise<Vi
   const bearer = authorization?.toLowerCase().startsWith('bearer ') ? authorization.slice(7).trim() : undefined;
   if (bearer && isApiToken(bearer)) return verifyApiToken(deps, bearer);
   if (!bearer && !headers.get('cookie')) return null;
+  if (bearer && !bearer.includes('.')) {
+    const fresh = await freshSessionViewer(deps, bearer);
+    if (fresh !== undefined) return fresh;
+  }
   const session = await deps.auth.api.getSession({ headers }).catch(() => null);
   if (!session) return null;
   const user = session.user as typeof session.user & { role?: string };
@@ -92,4 +97,24 @@ export async function resolveViewer(deps: AppDeps, headers: Headers): Promise<Vi
     role: user.role === 'admin' ? 'admin' : 'user',
     via: 'session',
   };
+}
+
+const SESSION_EXPIRES_IN_MS = SESSION_EXPIRES_IN_SECONDS * 1000;
+const SESSION_UPDATE_AGE_MS = SESSION_UPDATE_AGE_SECONDS * 1000;
+
+/**
+ * The hot path for `Authorization: Bearer <session token>`: one indexed lookup of the auth library's own
+ * session row. Undefined when the library must handle it (the session is due for extension, so
+ * `getSession` extends it); null when the token names no live session.
+ */
+async function freshSessionViewer(deps: AppDeps, token: string): Promise<Viewer | null | undefined> {
+  const session = await deps.prisma.session.findUnique({
+    where: { token },
+    select: { expiresAt: true, user: { select: { id: true, name: true, email: true, image: true, role: true } } },
+  });
+  const now = Date.now();
+  if (!session || session.expiresAt.getTime() <= now) return null;
+  if (session.expiresAt.getTime() - SESSION_EXPIRES_IN_MS + SESSION_UPDATE_AGE_MS <= now) return undefined;
+  const { user } = session;
+  return { id: user.id, name: user.name, email: user.email, image: user.image, role: user.role, via: 'session' };
 }
