@@ -47,14 +47,12 @@ describe('scanPorts', () => {
     expect(result.banner).toBeUndefined();
   });
 
-  it('sweeps 1,000 refusing ports in well under a second, through the limiter', async () => {
+  // Speed is measured by `npm run bench:scan` (side by side with nmap), not asserted here.
+  it('sweeps 1,000 ports through the limiter and finds the open one among them', async () => {
     const ports = Array.from({ length: 1_000 }, (_, i) => 20_000 + i).filter((p) => p !== web.port && p !== ssh.port);
     const limiter = createHostRateLimiter({ maxConcurrentPerHost: 200, maxPerSecondPerHost: 100_000 });
-    const started = Date.now();
     const results = await scanPorts({ address: LOOPBACK, ports: [...ports, ssh.port], guard, limiter, concurrency: 200, bannerTimeoutMs: 50 });
-    const elapsed = Date.now() - started;
     expect(results.map((r) => r.port)).toContain(ssh.port);
-    expect(elapsed).toBeLessThan(900); // typically 200-450 ms here
   });
 
   it('keeps within the limiter\'s per-host concurrency', async () => {
