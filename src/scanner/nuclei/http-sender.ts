@@ -176,20 +176,7 @@ export function createNodeHttpSender(options: NodeHttpSenderOptions = {}): NodeH
         settled = true;
         clearTimeout(timer);
         signal?.removeEventListener('abort', onAbort);
-        const rawHeaders: Array<[string, string]> = [];
-        for (let i = 0; i + 1 < res.rawHeaders.length; i += 2) rawHeaders.push([res.rawHeaders[i], res.rawHeaders[i + 1]]);
-        const hdrs: Record<string, string | string[]> = {};
-        for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) hdrs[k] = v;
-        resolve({
-          status: res.statusCode ?? 0,
-          statusText: res.statusMessage ?? '',
-          httpVersion: res.httpVersion ?? '1.1',
-          headers: hdrs,
-          rawHeaders,
-          body: Buffer.alloc(0),
-          truncated: false,
-          rawRequest,
-        });
+        resolve({ ...responseHead(res), body: Buffer.alloc(0), truncated: false, rawRequest });
       };
       req.on('connect', handover);
       req.on('upgrade', handover);
@@ -197,25 +184,12 @@ export function createNodeHttpSender(options: NodeHttpSenderOptions = {}): NodeH
         const chunks: Buffer[] = [];
         let size = 0;
         let truncated = false;
-        const rawHeaders: Array<[string, string]> = [];
-        for (let i = 0; i + 1 < res.rawHeaders.length; i += 2) rawHeaders.push([res.rawHeaders[i], res.rawHeaders[i + 1]]);
         const finish = () => {
           if (settled) return;
           settled = true;
           clearTimeout(timer);
           signal?.removeEventListener('abort', onAbort);
-          const hdrs: Record<string, string | string[]> = {};
-          for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) hdrs[k] = v;
-          resolve({
-            status: res.statusCode ?? 0,
-            statusText: res.statusMessage ?? '',
-            httpVersion: res.httpVersion ?? '1.1',
-            headers: hdrs,
-            rawHeaders,
-            body: Buffer.concat(chunks),
-            truncated,
-            rawRequest,
-          });
+          resolve({ ...responseHead(res), body: Buffer.concat(chunks), truncated, rawRequest });
         };
         res.on('data', (chunk: Buffer) => {
           if (truncated) return;
@@ -347,4 +321,13 @@ export function createNodeHttpSender(options: NodeHttpSenderOptions = {}): NodeH
     httpsAgent?.destroy();
   };
   return sender;
+}
+
+/** Status line and headers of a response, as the engine reads them (raw pairs kept in wire order). */
+function responseHead(res: http.IncomingMessage) {
+  const rawHeaders: Array<[string, string]> = [];
+  for (let i = 0; i + 1 < res.rawHeaders.length; i += 2) rawHeaders.push([res.rawHeaders[i], res.rawHeaders[i + 1]]);
+  const headers: Record<string, string | string[]> = {};
+  for (const [key, value] of Object.entries(res.headers)) if (value !== undefined) headers[key] = value;
+  return { status: res.statusCode ?? 0, statusText: res.statusMessage ?? '', httpVersion: res.httpVersion ?? '1.1', headers, rawHeaders };
 }
