@@ -1,4 +1,5 @@
 import type { ServiceContext } from '../../context.js';
+import { groupBuiltinAndOwn } from '../builtin-or-own.js';
 import { ConflictError, ForbiddenError, NotFoundError } from '../../errors.js';
 import { assertCan, isUuid, requireViewer } from '../../auth/authz.js';
 import type { Prisma } from '../../db.js';
@@ -151,14 +152,7 @@ export async function templatesOfWorkspaces(ctx: ServiceContext, workspaceIds: r
     }),
     ctx.deps.prisma.workspaceMember.findMany({ where: { userId: viewer.id, workspaceId: { in: ids } }, select: { workspaceId: true } }),
   ]);
-  const member = new Set(memberships.map((row) => row.workspaceId));
-  return ids.map((workspaceId) =>
-    member.has(workspaceId)
-      ? rows
-          .filter((row) => row.workspaceId === null || row.workspaceId === workspaceId)
-          .map((row) => toTemplateResponse(row, row.settings.find((setting) => setting.workspaceId === workspaceId)))
-      : [],
-  );
+  return groupBuiltinAndOwn(ids, rows, new Set(memberships.map((row) => row.workspaceId)), toTemplateResponse);
 }
 
 /** A template's YAML: the pack file for a built-in one, the stored object otherwise (null before the first upload). */

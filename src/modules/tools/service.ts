@@ -1,4 +1,5 @@
 import type { AppDeps, ServiceContext } from '../../context.js';
+import { groupBuiltinAndOwn } from '../builtin-or-own.js';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../errors.js';
 import { assertCan, isUuid, requireViewer } from '../../auth/authz.js';
 import type { Prisma } from '../../db.js';
@@ -102,14 +103,7 @@ export async function toolsOfWorkspaces(ctx: ServiceContext, workspaceIds: reado
     }),
     ctx.deps.prisma.workspaceMember.findMany({ where: { userId: viewer.id, workspaceId: { in: ids } }, select: { workspaceId: true } }),
   ]);
-  const member = new Set(memberships.map((row) => row.workspaceId));
-  return ids.map((workspaceId) =>
-    member.has(workspaceId)
-      ? rows
-          .filter((row) => row.workspaceId === null || row.workspaceId === workspaceId)
-          .map((row) => toToolResponse(row, row.settings.find((setting) => setting.workspaceId === workspaceId)))
-      : [],
-  );
+  return groupBuiltinAndOwn(ids, rows, new Set(memberships.map((row) => row.workspaceId)), toToolResponse);
 }
 
 export async function getTool(ctx: ServiceContext, workspaceId: string, id: string): Promise<ToolResponse> {
