@@ -77,6 +77,52 @@ const envSchema = z.object({
   S3_SECRET_ACCESS_KEY: z.string().optional(),
   /** Unset: path-style (`endpoint/bucket/key`) when S3_ENDPOINT is set (MinIO and most S3-compatible servers), virtual-hosted otherwise. */
   S3_FORCE_PATH_STYLE: booleanString.optional(),
+  // --- Hardening (issue 8). Each is read by one place; the README's configuration table says what it does.
+  /** Extra origins (comma-separated, e.g. `https://console.example.com`) allowed for credentialed browser requests besides PUBLIC_URL's. */
+  CORS_ORIGINS: z
+    .string()
+    .default('')
+    .transform((value, ctx) => {
+      const origins: string[] = [];
+      for (const item of value.split(',').map((part) => part.trim()).filter(Boolean)) {
+        const parsed = URL.canParse(item) ? new URL(item) : undefined;
+        if (!parsed || !/^https?:$/.test(parsed.protocol) || parsed.origin !== item.replace(/\/$/, '')) {
+          ctx.addIssue({ code: 'custom', message: `"${item}" is not an origin such as https://console.example.com (scheme, host, optional port; no path)` });
+          return z.NEVER;
+        }
+        origins.push(parsed.origin);
+      }
+      return origins;
+    }),
+  /** When set, /metrics requires `Authorization: Bearer <METRICS_TOKEN>`. */
+  METRICS_TOKEN: z.string().min(16, { message: 'must be at least 16 characters' }).optional(),
+  /** Who may create an account. Unset: `open` while no account exists (the first becomes admin), then `invite`. */
+  SIGNUP: z.enum(['open', 'invite', 'closed'], { message: 'must be open, invite or closed' }).optional(),
+  /** Proxies in front of the server: `false` (default; the socket address is the client), `true` (one), or how many hops of X-Forwarded-For to trust. */
+  TRUST_PROXY: z
+    .string()
+    .default('false')
+    .transform((value, ctx) => {
+      if (/^(false|0|no)$/i.test(value)) return 0;
+      if (/^(true|yes)$/i.test(value)) return 1;
+      if (/^[1-9]\d?$/.test(value)) return Number(value);
+      ctx.addIssue({ code: 'custom', message: 'must be true, false or a number of proxy hops (1-99)' });
+      return z.NEVER;
+    }),
+  /** Sign-in attempts per account (e-mail) per AUTH_RATE_LIMIT_WINDOW_SECONDS, besides the per-address limit. */
+  AUTH_ACCOUNT_RATE_LIMIT_MAX: integer(1).default(10),
+  /** On SIGTERM: how long /ready answers 503 while requests are still served, before the listener closes. */
+  SHUTDOWN_DRAIN_MS: integer(0, 600_000).default(3_000),
+  /** GraphiQL in a browser at /graphql. Unset: on, except with NODE_ENV=production. */
+  GRAPHIQL: booleanString.optional(),
+  /** Introspection for anonymous requests. Unset: allowed, except with NODE_ENV=production (signed-in users may always introspect). */
+  GRAPHQL_INTROSPECTION: booleanString.optional(),
+  /** A websocket must authenticate in connection_init within this time, or it is closed (4408). */
+  WS_CONNECTION_INIT_TIMEOUT_MS: integer(100, 60_000).default(5_000),
+  /** Open websockets per client address at once (beyond: closed with 4429). */
+  WS_MAX_CONNECTIONS_PER_CLIENT: integer(1, 10_000).default(50),
+  /** Wall-clock budget of one template against one endpoint (matching and requests); beyond it the template is cut off with a warning. */
+  TEMPLATE_BUDGET_MS: integer(100, 600_000).default(10_000),
 });
 
 /** Settings that only make sense together. */

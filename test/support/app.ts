@@ -74,6 +74,8 @@ export async function startTestApp(
     DATA_DIR: dataDir,
     AUTH_SECRET: 'test-secret-that-is-long-enough-0123456789',
     AUTH_RATE_LIMIT_MAX: '10000',
+    AUTH_ACCOUNT_RATE_LIMIT_MAX: '10000',
+    SHUTDOWN_DRAIN_MS: '0',
     ...(redisUrl ? { REDIS_URL: redisUrl } : {}),
     ...envOverrides,
   });
