@@ -40,7 +40,7 @@ function toView(ctx: ServiceContext, row: McpServerConfig): McpServerView {
     name: row.name,
     url: row.url,
     transport: row.transport as McpTransport,
-    headers: maskHeaders(ctx.deps.secrets, asSealed(row.headersEncrypted)),
+    headers: maskHeaders(asSealed(row.headersEncrypted)),
     disabled: row.disabled,
     allowed_tools: row.allowedTools,
     timeout: row.timeout,

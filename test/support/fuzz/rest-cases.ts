@@ -101,8 +101,12 @@ function pathValue(random: Random, identity: FuzzIdentity, name: string, operati
   if (choice < 6) return random.uuid();
   if (name === 'name' || name === 'step') return random.pick(['fuzz', 'dns', 'ports', 'http', 'a.b', 'x'.repeat(300)]);
   const raw = nastyString(random);
-  // A lone surrogate cannot be percent-encoded as UTF-8: send the bytes a broken client would.
-  return (raw.isWellFormed() ? encodeURIComponent(raw) : '%ED%A0%80') || 'x';
+  try {
+    return encodeURIComponent(raw) || 'x';
+  } catch {
+    // A lone surrogate cannot be percent-encoded as UTF-8: send the bytes a broken client would.
+    return '%ED%A0%80';
+  }
 }
 
 function queryValue(random: Random, schema: Schema | undefined, components: Record<string, any> | undefined): string[] {
