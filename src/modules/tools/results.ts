@@ -1,6 +1,5 @@
 import type { ServiceContext } from '../../context.js';
-import { AppError, ForbiddenError, NotFoundError, ValidationError } from '../../errors.js';
-import { isUuid } from '../../auth/authz.js';
+import { ForbiddenError, NotFoundError, ValidationError } from '../../errors.js';
 import { validate } from '../../validate.js';
 import type { FindingObservation } from '../../scanner/index.js';
 import { upsertAssets, type AssetInput } from '../assets/ingest.js';
@@ -51,25 +50,16 @@ function messageOf(error: unknown): string {
 }
 
 /**
- * The workspace a submission lands in: a custom tool's own, or for a built-in tool's (instance-wide) key the
- * one named by X-Workspace-Id. The tool must be enabled there.
+ * The workspace a submission lands in: the one the key was made in, whatever the tool. X-Workspace-Id may
+ * repeat it; naming another workspace is refused before anything is written. The tool must be enabled there.
  */
 async function targetWorkspace(ctx: ServiceContext, caller: AuthenticatedTool) {
-  const { tool } = caller;
-  let workspaceId: string;
-  if (tool.workspaceId) {
-    if (ctx.workspaceId && ctx.workspaceId !== tool.workspaceId) throw new ForbiddenError("This tool's key submits to its own workspace only");
-    workspaceId = tool.workspaceId;
-  } else {
-    if (!ctx.workspaceId) throw new AppError('WORKSPACE_REQUIRED', "A built-in tool's key is instance-wide: name the workspace in the X-Workspace-Id header");
-    workspaceId = ctx.workspaceId;
-  }
-  const workspace = isUuid(workspaceId)
-    ? await ctx.deps.prisma.workspace.findUnique({
-        where: { id: workspaceId },
-        select: { id: true, isAutoEnableAssetAfterDiscovered: true, toolSettings: { where: { toolId: tool.id }, select: { enabled: true } } },
-      })
-    : null;
+  const { tool, workspaceId } = caller;
+  if (ctx.workspaceId && ctx.workspaceId !== workspaceId) throw new ForbiddenError("A tool's key submits to the workspace it was made in only");
+  const workspace = await ctx.deps.prisma.workspace.findUnique({
+    where: { id: workspaceId },
+    select: { id: true, isAutoEnableAssetAfterDiscovered: true, toolSettings: { where: { toolId: tool.id }, select: { enabled: true } } },
+  });
   if (!workspace) throw new NotFoundError('Workspace');
   if (!effectiveEnabled(tool, workspace.toolSettings[0])) throw new ForbiddenError(`The tool ${tool.name} is disabled in this workspace`);
   return workspace;
