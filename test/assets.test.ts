@@ -57,6 +57,8 @@ async function inventory() {
   const other = await prisma.asset.create({
     data: { workspaceId, targetId: api.id, kind: 'host', key: 'host:10.0.0.5', value: '10.0.0.5', data: {}, firstSeenAt: day(5), lastSeenAt: day(8) },
   });
+  // Each asset was seen through its target, as a scan would have recorded.
+  await prisma.assetTarget.createMany({ data: [host, service, site, cert, other].map((asset) => ({ assetId: asset.id, targetId: asset.targetId! })) });
   return { owner, workspaceId, targets: { web, api }, assets: { host, service, site, cert, other } };
 }
 

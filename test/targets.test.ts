@@ -297,15 +297,13 @@ describe('GET and DELETE /api/targets/{id}', () => {
   it('gets one target with its asset and open-finding counts', async () => {
     const { owner, workspaceId } = await ownerWithWorkspace();
     const target = await addOk(owner, workspaceId, 'counted.example.com');
-    const asset = await server.db.prisma.asset.create({ data: { workspaceId, targetId: target.id, kind: 'host', key: 'host:counted.example.com', value: 'counted.example.com', data: {} } });
-    const finding = { workspaceId, targetId: target.id, assetId: asset.id, checkId: 'x', source: 'test', name: 'X', severity: 'low' as const, description: '', remediation: '', matcher: '', evidence: {} };
-    await server.db.prisma.finding.createMany({
-      data: [
-        { ...finding, fingerprint: 'f1' },
-        { ...finding, fingerprint: 'f2' },
-        { ...finding, fingerprint: 'f3', status: 'fixed' },
-      ],
-    });
+    // As a scan of the target records them: each row is linked to the target it was seen through.
+    const link = { targetLinks: { create: { targetId: target.id } } };
+    const asset = await server.db.prisma.asset.create({ data: { workspaceId, targetId: target.id, kind: 'host', key: 'host:counted.example.com', value: 'counted.example.com', data: {}, ...link } });
+    const finding = { workspaceId, targetId: target.id, assetId: asset.id, checkId: 'x', source: 'test', name: 'X', severity: 'low' as const, description: '', remediation: '', matcher: '', evidence: {}, ...link };
+    for (const extra of [{ fingerprint: 'f1' }, { fingerprint: 'f2' }, { fingerprint: 'f3', status: 'fixed' as const }]) {
+      await server.db.prisma.finding.create({ data: { ...finding, ...extra } });
+    }
     const response = await client.api('GET', `${BASE}/${target.id}`, { as: owner, workspaceId });
     expect(response.status).toBe(200);
     expect(response.body).toMatchObject({ id: target.id, value: 'counted.example.com', assetCount: 1, findingCount: 2 });

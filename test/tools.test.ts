@@ -272,20 +272,37 @@ describe('tool API keys', () => {
     expect((await rotate(owner, workspaceId)).status).toBe(201);
   });
 
-  it("rotates a built-in tool's instance-wide key for the administrator only", async () => {
+  it("rotates a built-in tool's key for one workspace, for that workspace's owners only", async () => {
     const checks = await builtinId('checks');
     const rotate = (as: TestUser | undefined, wid?: string) => client.api('POST', `${BASE}/${checks}/api-key/rotate`, { as, workspaceId: wid });
-    expect((await rotate(undefined)).status).toBe(401);
-    expect((await rotate(owner, workspaceId)).status).toBe(403);
-    expect((await rotate(member)).status).toBe(403);
-    const rotated = await rotate(admin);
+    expect((await rotate(undefined, workspaceId)).status).toBe(401);
+    expect((await rotate(member, workspaceId)).status).toBe(403);
+    // The administrator of the instance is no owner here: a workspace's key is its owners' business.
+    expect((await rotate(admin, workspaceId)).status).toBe(404);
+    const noHeader = await rotate(owner);
+    expect(noHeader.status).toBe(400);
+    expect(noHeader.body.code).toBe('WORKSPACE_REQUIRED');
+    const rotated = await rotate(owner, workspaceId);
     expect(rotated.status).toBe(201);
     expect(rotated.body.apiKey).toMatch(/^ptk_/);
     const row = await server.db.prisma.toolKey.findUniqueOrThrow({ where: { keyHash: sha256(rotated.body.apiKey) } });
-    expect(row).toMatchObject({ toolId: checks, workspaceId: null, revokedAt: null });
-    expect((await client.api('GET', `${BASE}/${checks}/api-key`, { as: owner, workspaceId })).status).toBe(403);
-    expect((await client.api('GET', `${BASE}/${checks}/api-key`, { as: admin })).body.key).toMatchObject({ toolId: checks, workspaceId: null });
-    expect((await client.api('POST', `${BASE}/00000000-0000-4000-8000-000000000000/api-key/rotate`, { as: admin, workspaceId })).status).toBe(404);
+    expect(row).toMatchObject({ toolId: checks, workspaceId, revokedAt: null });
+    expect((await client.api('GET', `${BASE}/${checks}/api-key`, { as: owner, workspaceId })).body.key).toMatchObject({ toolId: checks, workspaceId });
+    // The other workspace has no key for it: this one is not shown there.
+    expect((await client.api('GET', `${BASE}/${checks}/api-key`, { as: outsider, workspaceId: otherWorkspaceId })).body).toEqual({ key: null });
+    expect((await client.api('POST', `${BASE}/00000000-0000-4000-8000-000000000000/api-key/rotate`, { as: owner, workspaceId })).status).toBe(404);
+  });
+
+  it("rotating a built-in tool's key in one workspace leaves another workspace's key for it working", async () => {
+    const dns = await builtinId('dns');
+    const first = await client.api('POST', `${BASE}/${dns}/api-key/rotate`, { as: owner, workspaceId });
+    expect(first.status).toBe(201);
+    const second = await client.api('POST', `${BASE}/${dns}/api-key/rotate`, { as: outsider, workspaceId: otherWorkspaceId });
+    expect(second.status).toBe(201);
+    const empty = { format: 'json', findings: [] };
+    expect((await submit(first.body.apiKey, empty)).status).toBe(200);
+    expect((await submit(second.body.apiKey, empty)).status).toBe(200);
+    expect(await server.db.prisma.toolKey.count({ where: { toolId: dns, revokedAt: null } })).toBe(2);
   });
 
   it('keeps exactly one valid key after concurrent rotations', async () => {
@@ -459,28 +476,38 @@ describe('results submission', () => {
     expect(response.status).toBe(200);
   });
 
-  it('submits with a built-in tool key to the workspace named by X-Workspace-Id, if enabled there', async () => {
+  it("a built-in tool's key writes only into the workspace it was made in, whatever X-Workspace-Id says", async () => {
     const nucleiId = await builtinId('nuclei-templates');
-    const { body } = await client.api('POST', `${BASE}/${nucleiId}/api-key/rotate`, { as: admin });
+    const { body } = await client.api('POST', `${BASE}/${nucleiId}/api-key/rotate`, { as: owner, workspaceId });
     const apiKey: string = body.apiKey;
     const line = nucleiLine({ 'template-id': 'builtin-key-check', 'matched-at': 'https://builtin.example.com/x' });
+    const findingsIn = (wid: string) => server.db.prisma.finding.count({ where: { workspaceId: wid, checkId: 'builtin-key-check' } });
+    const assetsIn = (wid: string) => server.db.prisma.asset.count({ where: { workspaceId: wid, value: 'builtin.example.com' } });
 
-    const noWorkspace = await submit(apiKey, { format: 'nuclei-jsonl', data: line });
-    expect(noWorkspace.status).toBe(400);
-    expect(noWorkspace.body.code).toBe('WORKSPACE_REQUIRED');
-    expect((await submit(apiKey, { format: 'nuclei-jsonl', data: line }, {}, '00000000-0000-4000-8000-000000000000')).status).toBe(404);
+    const elsewhere = await submit(apiKey, { format: 'nuclei-jsonl', data: line }, {}, otherWorkspaceId);
+    expect(elsewhere.status).toBe(403);
+    expect(elsewhere.body.code).toBe('FORBIDDEN');
+    expect((await submit(apiKey, { format: 'nuclei-jsonl', data: line }, {}, '00000000-0000-4000-8000-000000000000')).status).toBe(403);
+    expect(await findingsIn(otherWorkspaceId)).toBe(0);
+    expect(await assetsIn(otherWorkspaceId)).toBe(0);
 
-    const ok = await submit(apiKey, { format: 'nuclei-jsonl', data: line }, {}, otherWorkspaceId);
+    // Without the header the key's own workspace is meant; naming it is accepted too.
+    const ok = await submit(apiKey, { format: 'nuclei-jsonl', data: line });
     expect(ok.status).toBe(200);
-    expect(ok.body).toMatchObject({ workspaceId: otherWorkspaceId, findings: { opened: 1 } });
-    expect(await server.db.prisma.finding.findFirst({ where: { workspaceId: otherWorkspaceId, checkId: 'builtin-key-check' }, select: { source: true } })).toEqual({ source: 'nuclei-templates' });
+    expect(ok.body).toMatchObject({ workspaceId, findings: { opened: 1 } });
+    expect((await submit(apiKey, { format: 'nuclei-jsonl', data: line }, {}, workspaceId)).status).toBe(200);
+    expect(await server.db.prisma.finding.findFirst({ where: { workspaceId, checkId: 'builtin-key-check' }, select: { source: true, occurrences: true } })).toEqual({
+      source: 'nuclei-templates',
+      occurrences: 2,
+    });
+    expect(await findingsIn(otherWorkspaceId)).toBe(0);
 
-    await client.api('PATCH', `${BASE}/${nucleiId}`, { as: outsider, workspaceId: otherWorkspaceId, body: { enabled: false } });
-    const disabled = await submit(apiKey, { format: 'nuclei-jsonl', data: line }, {}, otherWorkspaceId);
+    // Switched off in its workspace, the key is refused there.
+    await client.api('PATCH', `${BASE}/${nucleiId}`, { as: owner, workspaceId, body: { enabled: false } });
+    const disabled = await submit(apiKey, { format: 'nuclei-jsonl', data: line });
     expect(disabled.status).toBe(403);
     expect(disabled.body.message).toContain('disabled');
-    // Still enabled in the other workspace.
-    expect((await submit(apiKey, { format: 'nuclei-jsonl', data: line }, {}, workspaceId)).status).toBe(200);
+    await client.api('PATCH', `${BASE}/${nucleiId}`, { as: owner, workspaceId, body: { enabled: true } });
   });
 
   it('refuses a missing, unknown or disabled key, a foreign workspace, an unknown format and too many lines', async () => {
@@ -559,9 +586,10 @@ describe('GraphQL', () => {
     expect(rotated.data.rotateToolApiKey.data.prefix).toBe(rotated.data.rotateToolApiKey.data.apiKey.slice(0, 12));
     expect((await client.gql(ROTATE, { as: member, variables: { id, ws: gid(workspaceId) } })).data.rotateToolApiKey).toEqual({ __typename: 'ForbiddenError', code: 'FORBIDDEN' });
     const builtin = await builtinId('http');
-    expect((await client.gql(ROTATE, { as: owner, variables: { id: builtin } })).data.rotateToolApiKey).toEqual({ __typename: 'ForbiddenError', code: 'FORBIDDEN' });
-    expect((await client.gql(ROTATE, { as: admin, variables: { id: builtin } })).data.rotateToolApiKey.data.apiKey).toMatch(/^ptk_/);
-    expect((await client.gql(ROTATE, { variables: { id: builtin } })).data.rotateToolApiKey).toEqual({ __typename: 'UnauthenticatedError', code: 'UNAUTHENTICATED' });
+    expect((await client.gql(ROTATE, { as: owner, variables: { id: builtin } })).data.rotateToolApiKey).toMatchObject({ __typename: 'AppError', code: 'WORKSPACE_REQUIRED' });
+    expect((await client.gql(ROTATE, { as: admin, variables: { id: builtin, ws: gid(workspaceId) } })).data.rotateToolApiKey).toEqual({ __typename: 'NotFoundError', code: 'NOT_FOUND' });
+    expect((await client.gql(ROTATE, { as: owner, variables: { id: builtin, ws: gid(workspaceId) } })).data.rotateToolApiKey.data.apiKey).toMatch(/^ptk_/);
+    expect((await client.gql(ROTATE, { variables: { id: builtin, ws: gid(workspaceId) } })).data.rotateToolApiKey).toEqual({ __typename: 'UnauthenticatedError', code: 'UNAUTHENTICATED' });
 
     const DELETE = `mutation($ws: ID!, $id: ID!) { deleteTool(workspaceId: $ws, id: $id) { __typename ... on MutationDeleteToolSuccess { data } ... on Error { code } } }`;
     expect((await client.gql(DELETE, { as: outsider, variables: { ws: gid(workspaceId), id } })).data.deleteTool).toEqual({ __typename: 'NotFoundError', code: 'NOT_FOUND' });

@@ -46,7 +46,9 @@ async function findingsWorkspace(label = 'Owner') {
   const prisma = server.db.prisma;
   const web = await prisma.target.create({ data: { workspaceId, value: 'web.example.com', type: 'domain' } });
   const api = await prisma.target.create({ data: { workspaceId, value: 'api.example.com', type: 'domain' } });
-  const asset = await prisma.asset.create({ data: { workspaceId, targetId: web.id, kind: 'web', key: 'web:https://web.example.com:443', value: 'https://web.example.com', data: {} } });
+  const asset = await prisma.asset.create({
+    data: { workspaceId, targetId: web.id, kind: 'web', key: 'web:https://web.example.com:443', value: 'https://web.example.com', data: {}, targetLinks: { create: { targetId: web.id } } },
+  });
   const base = { workspaceId, source: 'nuclei', remediation: 'Patch it.', matcher: 'word', evidence: { request: 'GET /' } };
   const rows: [name: string, severity: Severity, extra: Record<string, unknown>][] = [
     ['SQL injection', 'critical', { targetId: web.id, assetId: asset.id, checkId: 'sqli-login', description: 'Login form is injectable', lastSeenAt: day(10), firstSeenAt: day(1) }],
@@ -61,6 +63,8 @@ async function findingsWorkspace(label = 'Owner') {
   for (const [name, severity, extra] of rows) {
     const row = await prisma.finding.create({ data: { ...base, name, severity, fingerprint: `fp-${name}`, ...extra } as never });
     await prisma.findingEvent.create({ data: { findingId: row.id, type: 'opened', createdAt: row.firstSeenAt } });
+    // Seen through its target, as a scan would have recorded.
+    await prisma.findingTarget.create({ data: { findingId: row.id, targetId: row.targetId! } });
     byName[name] = row as unknown as Finding;
   }
   return { owner, workspaceId, targets: { web, api }, asset, findings: byName };

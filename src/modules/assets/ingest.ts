@@ -16,6 +16,7 @@ type AssetKindName = 'host' | 'service' | 'web' | 'certificate';
 /** Who is writing: the scan (or tool) that saw these things, and when. */
 export interface IngestScope {
   workspaceId: string;
+  /** The scanned target: every asset written is linked to it (and it becomes the asset's targetId). */
   targetId: string | null;
   scanId: string | null;
   /** The workspace setting isAutoEnableAssetAfterDiscovered, for assets seen for the first time. */
@@ -34,6 +35,8 @@ export interface AssetInput {
    * gets a new lastSeenAt and keeps its value, data, parent and last scan.
    */
   preserveExisting?: boolean;
+  /** More targets this asset was seen through (e.g. those whose scope covers a tool's report). */
+  targetIds?: string[];
 }
 
 export interface IngestedAssets {
@@ -87,7 +90,14 @@ export function assetFromObservation(observation: HostObservation | ServiceObser
  */
 export async function upsertAssets(tx: Tx, scope: IngestScope, inputs: AssetInput[]): Promise<IngestedAssets> {
   const unique = new Map<string, AssetInput>();
-  for (const input of inputs) unique.set(input.key, input);
+  // One asset reported several times (e.g. the host of many URLs) is linked to every target any report named.
+  const linkedTargets = new Map<string, Set<string>>();
+  for (const input of inputs) {
+    unique.set(input.key, input);
+    const targets = linkedTargets.get(input.key) ?? new Set(scope.targetId ? [scope.targetId] : []);
+    for (const targetId of input.targetIds ?? []) targets.add(targetId);
+    linkedTargets.set(input.key, targets);
+  }
   const keys = [...unique.keys()];
   const parentKeys = [...new Set([...unique.values()].map((input) => input.parentKey).filter((key): key is string => !!key))];
   const existing = await tx.asset.findMany({
@@ -116,5 +126,27 @@ export async function upsertAssets(tx: Tx, scope: IngestScope, inputs: AssetInpu
       created.push({ id: row.id, kind: input.kind, key: input.key });
     }
   }
+  await linkAssetsToTargets(
+    tx,
+    [...linkedTargets].flatMap(([key, targetIds]) => [...targetIds].map((targetId) => ({ assetId: idByKey.get(key)!, targetId }))),
+    scope.now,
+  );
   return { created, idByKey };
+}
+
+/**
+ * Records that assets were seen through targets: a new pair is linked (first seen now), a known one only
+ * moves its lastSeenAt. One insert and one update per target, inside the caller's transaction.
+ */
+async function linkAssetsToTargets(tx: Tx, links: { assetId: string; targetId: string }[], now: Date): Promise<void> {
+  const byTarget = new Map<string, string[]>();
+  for (const { assetId, targetId } of links) {
+    const assetIds = byTarget.get(targetId) ?? [];
+    assetIds.push(assetId);
+    byTarget.set(targetId, assetIds);
+  }
+  for (const [targetId, assetIds] of byTarget) {
+    await tx.assetTarget.createMany({ data: assetIds.map((assetId) => ({ assetId, targetId, firstSeenAt: now, lastSeenAt: now })), skipDuplicates: true });
+    await tx.assetTarget.updateMany({ where: { targetId, assetId: { in: assetIds } }, data: { lastSeenAt: now } });
+  }
 }

@@ -1,7 +1,7 @@
 import type { ServiceContext } from '../../context.js';
 import { NotFoundError } from '../../errors.js';
 import { assertCan, isUuid, requireViewer, visibleWorkspacesWhere } from '../../auth/authz.js';
-import type { Prisma } from '../../db.js';
+import type { Prisma, PrismaClient } from '../../db.js';
 import { validate } from '../../validate.js';
 import { escapeLike, pageEnvelope, pageWindow, prismaDirection, type Page } from '../../pagination.js';
 import { publishWorkspaceEvent } from '../workspaces/events.js';
@@ -60,7 +60,8 @@ export function assetWhere(ctx: ServiceContext, filters: AssetFilters): Prisma.A
   if (filters.workspaceId) and.push({ workspaceId: filters.workspaceId });
   if (filters.kind) and.push({ kind: filters.kind });
   // A malformed id (e.g. from a GraphQL global id) matches nothing rather than failing the query.
-  if (filters.targetId) and.push({ targetId: isUuid(filters.targetId) ? filters.targetId : NIL_UUID });
+  // Every target the asset was seen through, not only the last one: overlapping targets share assets.
+  if (filters.targetId) and.push({ targetLinks: { some: { targetId: isUuid(filters.targetId) ? filters.targetId : NIL_UUID } } });
   if (filters.search) and.push({ value: { contains: escapeLike(filters.search), mode: 'insensitive' } });
   if (filters.enabled !== undefined) and.push({ enabled: filters.enabled });
   return { AND: and };
@@ -108,4 +109,15 @@ export function visibleAssetWhereUnique(ctx: ServiceContext, id: string): Prisma
 export async function findVisibleAsset<Q extends object>(ctx: ServiceContext, id: string, query: Q) {
   if (!isUuid(id)) return null;
   return ctx.deps.prisma.asset.findFirst({ ...query, where: { AND: [{ id }, assetWhere(ctx, {})] } });
+}
+
+/**
+ * How many assets each target was seen through (one grouped count over the link table, by its targetId
+ * index), in the order given. For the targets module's counts; callers have checked the targets are visible.
+ */
+export async function assetCountsOfTargets(prisma: PrismaClient, targetIds: readonly string[]): Promise<number[]> {
+  if (!targetIds.length) return [];
+  const groups = await prisma.assetTarget.groupBy({ by: ['targetId'], where: { targetId: { in: [...targetIds] } }, _count: { _all: true } });
+  const counts = new Map(groups.map((group) => [group.targetId, group._count._all]));
+  return targetIds.map((id) => counts.get(id) ?? 0);
 }

@@ -9,6 +9,7 @@ import { normalizeTarget, type NormalizedTarget, type TargetType } from './norma
 import { createTargetInput, createTargetsInput, listTargetsInput, type CreateTargetInput, type CreateTargetsInput, type ListTargetsInput } from './schemas.js';
 import { targetResponseInclude, toTargetResponse, type TargetResponse, type TargetRow } from './response.js';
 import { countsOfTargets } from './counts.js';
+import { createScopeMatcher, type ReportedPlace } from './scope.js';
 
 /** Rows as responses, with their counts read in two grouped queries for all of them. */
 async function withCounts(ctx: ServiceContext, rows: TargetRow[]): Promise<TargetResponse[]> {
@@ -199,4 +200,13 @@ export async function findVisibleTarget<Q extends object>(ctx: ServiceContext, i
 export async function countsForTargetIds(ctx: ServiceContext, ids: readonly string[]) {
   requireViewer(ctx);
   return countsOfTargets(ctx.deps.prisma, ids);
+}
+
+/**
+ * The workspace's targets as a matcher: which of them cover a place a tool reported (see scope.ts). Used by
+ * the tools service to tie pushed results to targets; no caller check here, the tool's key was checked.
+ */
+export async function targetScopeMatcher(prisma: Pick<Prisma.TransactionClient, 'target'>, workspaceId: string): Promise<(place: ReportedPlace) => string[]> {
+  const rows = await prisma.target.findMany({ where: { workspaceId }, select: { id: true, type: true, value: true } });
+  return createScopeMatcher(rows);
 }

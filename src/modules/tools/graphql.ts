@@ -95,7 +95,7 @@ builder.mutationFields((t) => ({
     type: ToolApiKeyRef,
     errors: { types: MUTATION_ERRORS },
     description:
-      "Makes a new key for the tool and revokes the previous one at once. A custom tool's key: owners of its workspace (workspaceId required). A built-in tool's instance-wide key: administrators.",
+      "Makes a new key for the tool in the workspace (owners; workspaceId required) and revokes that workspace's previous one at once. The key submits to this workspace only; a built-in tool has one key per workspace.",
     args: { id: t.arg.id({ required: true }), workspaceId: t.arg.globalID({ for: [WorkspaceRef] }) },
     resolve: (_root, { id, workspaceId }, ctx) => keys.rotateToolApiKey(ctx, String(id), workspaceId?.id),
   }),

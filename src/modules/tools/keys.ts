@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { AppDeps, ServiceContext } from '../../context.js';
 import { AppError, NotFoundError, UnauthenticatedError } from '../../errors.js';
-import { assertCan, isUuid, requireAdmin, requireViewer } from '../../auth/authz.js';
+import { assertCan, isUuid, requireViewer } from '../../auth/authz.js';
 import { publishWorkspaceEvent } from '../workspaces/events.js';
 
 /** Tool keys look like `ptk_<43 base64url chars>`: recognisable in logs and secret scanners, never stored. */
@@ -17,7 +17,8 @@ const keyFields = { id: true, toolId: true, workspaceId: true, prefix: true, cre
 export interface ToolKeyMetadata {
   id: string;
   toolId: string;
-  workspaceId: string | null;
+  /** The workspace the key was made in: the only one it submits to. */
+  workspaceId: string;
   prefix: string;
   createdAt: Date;
   lastUsedAt: Date | null;
@@ -38,42 +39,39 @@ export function toolKeyFromHeaders(headers: Headers): string | undefined {
 }
 
 /**
- * Who may manage a tool's key: the instance administrator for a built-in tool (its key is instance-wide),
- * the owners of the workspace named by X-Workspace-Id for that workspace's custom tool. A tool of another
- * workspace answers 404, like one that does not exist.
+ * Who may manage a tool's key in a workspace: that workspace's owners, for its own custom tools and for the
+ * built-in ones alike. A key is bound to the workspace it is made in (a built-in tool has one per
+ * workspace), so no one manages a key that reaches another workspace. A tool of another workspace answers
+ * 404, like one that does not exist.
  */
 async function manageableTool(ctx: ServiceContext, id: string, workspaceId: string | undefined) {
   requireViewer(ctx);
-  const scope = workspaceId && isUuid(workspaceId) ? [{ workspaceId }] : [];
-  const tool = isUuid(id) ? await ctx.deps.prisma.tool.findFirst({ where: { id, OR: [{ builtin: true, workspaceId: null }, ...scope] } }) : null;
-  if (tool?.builtin) {
-    requireAdmin(ctx);
-    return tool;
-  }
   if (!workspaceId) {
-    throw new AppError('WORKSPACE_REQUIRED', "A custom tool's key is managed in its workspace: send the X-Workspace-Id header (or a wid cookie)");
+    throw new AppError('WORKSPACE_REQUIRED', "A tool's key belongs to one workspace: send the X-Workspace-Id header (or a wid cookie)");
   }
   await assertCan(ctx, 'tool:manage', { workspaceId });
+  const tool = isUuid(id) ? await ctx.deps.prisma.tool.findFirst({ where: { id, OR: [{ builtin: true, workspaceId: null }, { workspaceId }] } }) : null;
   if (!tool) throw new NotFoundError('Tool');
-  return tool;
+  return { tool, workspaceId };
 }
 
 /**
- * Makes a new key and shows it this once; only its SHA-256 is stored. The previous key is revoked in the
- * same transaction, under a lock on the tool row, so exactly one key is valid after any number of
- * concurrent rotations.
+ * Makes a new key for the tool in this workspace and shows it this once; only its SHA-256 is stored. The
+ * previous key of the same tool and workspace is revoked in the same transaction, under a lock on the tool
+ * row, so exactly one key per workspace is valid after any number of concurrent rotations. Other
+ * workspaces' keys for a built-in tool are untouched.
  */
 export async function rotateToolApiKey(ctx: ServiceContext, toolId: string, workspaceId?: string): Promise<{ apiKey: string; key: ToolKeyMetadata }> {
-  const tool = await manageableTool(ctx, toolId, workspaceId);
+  const { tool, workspaceId: keyWorkspaceId } = await manageableTool(ctx, toolId, workspaceId);
   const apiKey = TOOL_KEY_PREFIX + randomBytes(32).toString('base64url');
   const key = await ctx.deps.prisma.$transaction(async (tx) => {
     const locked = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM "tool" WHERE id = ${tool.id}::uuid FOR UPDATE`;
     if (!locked.length) throw new NotFoundError('Tool');
-    await tx.toolKey.updateMany({ where: { toolId: tool.id, revokedAt: null }, data: { revokedAt: new Date() } });
+    await tx.toolKey.updateMany({ where: { toolId: tool.id, workspaceId: keyWorkspaceId, revokedAt: null }, data: { revokedAt: new Date() } });
     return tx.toolKey.create({
       data: {
         toolId: tool.id,
-        workspaceId: tool.workspaceId,
+        workspaceId: keyWorkspaceId,
         prefix: apiKey.slice(0, SHOWN_PREFIX_LENGTH),
         keyHash: hashKey(apiKey),
         createdById: ctx.viewer!.id,
@@ -81,19 +79,21 @@ export async function rotateToolApiKey(ctx: ServiceContext, toolId: string, work
       select: keyFields,
     });
   });
-  if (tool.workspaceId) await publishWorkspaceEvent(ctx, tool.workspaceId, 'tool.key_rotated', tool.id);
-  ctx.deps.log.info({ toolId: tool.id, keyPrefix: key.prefix, by: ctx.viewer!.id }, 'tool API key rotated');
+  await publishWorkspaceEvent(ctx, keyWorkspaceId, 'tool.key_rotated', tool.id);
+  ctx.deps.log.info({ toolId: tool.id, workspaceId: keyWorkspaceId, keyPrefix: key.prefix, by: ctx.viewer!.id }, 'tool API key rotated');
   return { apiKey, key };
 }
 
-/** The valid key's metadata (never the secret), or null when the tool has none. Same rules as rotation. */
+/** The workspace's valid key for the tool (metadata, never the secret), or null when it has none. Same rules as rotation. */
 export async function getToolApiKey(ctx: ServiceContext, toolId: string, workspaceId?: string): Promise<ToolKeyMetadata | null> {
-  const tool = await manageableTool(ctx, toolId, workspaceId);
-  return ctx.deps.prisma.toolKey.findFirst({ where: { toolId: tool.id, revokedAt: null }, orderBy: { createdAt: 'desc' }, select: keyFields });
+  const { tool, workspaceId: keyWorkspaceId } = await manageableTool(ctx, toolId, workspaceId);
+  return ctx.deps.prisma.toolKey.findFirst({ where: { toolId: tool.id, workspaceId: keyWorkspaceId, revokedAt: null }, orderBy: { createdAt: 'desc' }, select: keyFields });
 }
 
 export interface AuthenticatedTool {
   keyId: string;
+  /** The workspace the key was made in: submissions land there and nowhere else. */
+  workspaceId: string;
   tool: { id: string; name: string; builtin: boolean; enabled: boolean; workspaceId: string | null };
 }
 
@@ -103,7 +103,7 @@ export async function authenticateToolKey(deps: AppDeps, apiKey: string | undefi
   const record = apiKey.startsWith(TOOL_KEY_PREFIX)
     ? await deps.prisma.toolKey.findUnique({
         where: { keyHash: hashKey(apiKey) },
-        select: { id: true, revokedAt: true, lastUsedAt: true, tool: { select: { id: true, name: true, builtin: true, enabled: true, workspaceId: true } } },
+        select: { id: true, workspaceId: true, revokedAt: true, lastUsedAt: true, tool: { select: { id: true, name: true, builtin: true, enabled: true, workspaceId: true } } },
       })
     : null;
   if (!record || record.revokedAt) throw new UnauthenticatedError('The tool API key is not valid (unknown, or replaced by a rotation)');
@@ -112,5 +112,5 @@ export async function authenticateToolKey(deps: AppDeps, apiKey: string | undefi
     // Best effort: an audit timestamp must never fail the request it describes.
     await deps.prisma.toolKey.update({ where: { id: record.id }, data: { lastUsedAt: new Date(now) } }).catch(() => undefined);
   }
-  return { keyId: record.id, tool: record.tool };
+  return { keyId: record.id, workspaceId: record.workspaceId, tool: record.tool };
 }

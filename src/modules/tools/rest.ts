@@ -26,7 +26,7 @@ const keyMetadataSchema = z
   .object({
     id: z.string(),
     toolId: z.string(),
-    workspaceId: z.string().nullable().meta({ description: 'Null for a built-in tool: its key is instance-wide.' }),
+    workspaceId: z.string().nullable().meta({ description: 'The workspace the key was made in: the only one it submits to.' }),
     prefix: z.string().meta({ description: 'The first characters of the key (ptk_…), to recognise it; never the secret.' }),
     createdAt: dateTime,
     lastUsedAt: dateTime.nullable(),
@@ -68,11 +68,11 @@ const reportSchema = z
 const tags = ['Tools'];
 const workspaceHeader = z.object({ 'x-workspace-id': z.string().optional().meta({ description: 'The workspace to work in (or a wid cookie).' }) });
 const keyHeaders = z.object({
-  'x-workspace-id': z.string().optional().meta({ description: "Custom tools: the tool's workspace. Built-in tools: not needed (administrators only)." }),
+  'x-workspace-id': z.string().optional().meta({ description: 'The workspace whose key this is (a built-in tool has one key per workspace).' }),
 });
 const submitHeaders = z.object({
   'x-tool-api-key': z.string().optional().meta({ description: "The tool's API key (ptk_…). `Authorization: Bearer ptk_…` is accepted too." }),
-  'x-workspace-id': z.string().optional().meta({ description: "Built-in tools' (instance-wide) keys: the workspace to submit to. Custom tools submit to their own." }),
+  'x-workspace-id': z.string().optional().meta({ description: 'Optional: the workspace the key was made in (another one is refused with 403). Results always land there.' }),
 });
 
 /** Signed-in check before the input, so anonymous calls get 401, not 400. */
@@ -150,7 +150,7 @@ export const toolsRest = router({
         method: 'GET',
         path: '/api/tools/{id}/api-key',
         tags,
-        summary: "The tool's current key: prefix and dates, never the secret (workspace owners; built-in tools: administrators)",
+        summary: "The tool's current key in the workspace: prefix and dates, never the secret (workspace owners)",
         requestHeaders: keyHeaders,
       },
     })
@@ -165,7 +165,7 @@ export const toolsRest = router({
         method: 'POST',
         path: '/api/tools/{id}/api-key/rotate',
         tags,
-        summary: 'Make a new key for the tool, shown once; the previous key stops working at once (workspace owners; built-in tools: administrators)',
+        summary: "Make a new key for the tool in the workspace, shown once; the workspace's previous key stops working at once (workspace owners)",
         requestHeaders: keyHeaders,
       },
     })

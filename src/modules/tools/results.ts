@@ -1,14 +1,14 @@
 import type { ServiceContext } from '../../context.js';
-import { AppError, ForbiddenError, NotFoundError, ValidationError } from '../../errors.js';
-import { isUuid } from '../../auth/authz.js';
+import { ForbiddenError, NotFoundError, ValidationError } from '../../errors.js';
 import { validate } from '../../validate.js';
 import type { FindingObservation } from '../../scanner/index.js';
 import { upsertAssets, type AssetInput } from '../assets/ingest.js';
 import { recordFindings } from '../vulnerabilities/ingest.js';
+import { targetScopeMatcher } from '../targets/service.js';
 import { publishWorkspaceEvents } from '../scans/events.js';
 import type { AuthenticatedTool } from './keys.js';
 import { effectiveEnabled } from './service.js';
-import { fromJsonItem, locate, locationOfAssetItem, parseNucleiLine, toObservation, type ReportedFinding } from './normalize.js';
+import { fromJsonItem, locate, locationOfAssetItem, parseNucleiLine, toObservation, type ReportedFinding, type ToolLocation } from './normalize.js';
 import { MAX_RESULT_LINES, submitResultsInput, toolAssetItem, toolFindingItem, type SubmitResultsInput } from './schemas.js';
 
 export interface ResultError {
@@ -38,9 +38,15 @@ const MAX_REPORTED_ERRORS = 100;
 /** Large submissions write thousands of rows in one transaction: more than Prisma's default 5 s. */
 const TRANSACTION_OPTIONS = { maxWait: 15_000, timeout: 120_000 };
 
+/** What a line or item yielded, with where the tool saw it: that decides which targets it belongs to. */
+interface Placed<T> {
+  item: T;
+  place: ToolLocation;
+}
+
 interface Parsed {
-  assets: AssetInput[];
-  findings: FindingObservation[];
+  assets: Placed<AssetInput>[];
+  findings: Placed<FindingObservation>[];
   accepted: number;
   skipped: number;
   errors: ResultError[];
@@ -51,25 +57,16 @@ function messageOf(error: unknown): string {
 }
 
 /**
- * The workspace a submission lands in: a custom tool's own, or for a built-in tool's (instance-wide) key the
- * one named by X-Workspace-Id. The tool must be enabled there.
+ * The workspace a submission lands in: the one the key was made in, whatever the tool. X-Workspace-Id may
+ * repeat it; naming another workspace is refused before anything is written. The tool must be enabled there.
  */
 async function targetWorkspace(ctx: ServiceContext, caller: AuthenticatedTool) {
-  const { tool } = caller;
-  let workspaceId: string;
-  if (tool.workspaceId) {
-    if (ctx.workspaceId && ctx.workspaceId !== tool.workspaceId) throw new ForbiddenError("This tool's key submits to its own workspace only");
-    workspaceId = tool.workspaceId;
-  } else {
-    if (!ctx.workspaceId) throw new AppError('WORKSPACE_REQUIRED', "A built-in tool's key is instance-wide: name the workspace in the X-Workspace-Id header");
-    workspaceId = ctx.workspaceId;
-  }
-  const workspace = isUuid(workspaceId)
-    ? await ctx.deps.prisma.workspace.findUnique({
-        where: { id: workspaceId },
-        select: { id: true, isAutoEnableAssetAfterDiscovered: true, toolSettings: { where: { toolId: tool.id }, select: { enabled: true } } },
-      })
-    : null;
+  const { tool, workspaceId } = caller;
+  if (ctx.workspaceId && ctx.workspaceId !== workspaceId) throw new ForbiddenError("A tool's key submits to the workspace it was made in only");
+  const workspace = await ctx.deps.prisma.workspace.findUnique({
+    where: { id: workspaceId },
+    select: { id: true, isAutoEnableAssetAfterDiscovered: true, toolSettings: { where: { toolId: tool.id }, select: { enabled: true } } },
+  });
   if (!workspace) throw new NotFoundError('Workspace');
   if (!effectiveEnabled(tool, workspace.toolSettings[0])) throw new ForbiddenError(`The tool ${tool.name} is disabled in this workspace`);
   return workspace;
@@ -103,8 +100,8 @@ function parseNucleiJsonl(data: string, source: string): Parsed {
 
 function addFinding(parsed: Parsed, finding: ReportedFinding, source: string): void {
   const located = locate(finding.location, source);
-  parsed.assets.push(...located.assets);
-  parsed.findings.push(toObservation(finding, located, source));
+  parsed.assets.push(...located.assets.map((item) => ({ item, place: finding.location })));
+  parsed.findings.push({ item: toObservation(finding, located, source), place: finding.location });
 }
 
 function issuesOf(list: string, index: number, issues: ReadonlyArray<{ path: PropertyKey[]; message: string }>): ResultError[] {
@@ -131,7 +128,8 @@ function parseJsonItems(input: { findings: unknown[]; assets?: unknown[] }, sour
     const result = toolAssetItem.safeParse(raw);
     if (!result.success) return void parsed.errors.push(...issuesOf('assets', index, result.error.issues).slice(0, 1));
     try {
-      parsed.assets.push(...locate(locationOfAssetItem(result.data), source).assets);
+      const place = locationOfAssetItem(result.data);
+      parsed.assets.push(...locate(place, source).assets.map((item) => ({ item, place })));
       parsed.accepted += 1;
     } catch (error) {
       parsed.errors.push({ line: index + 1, path: `assets[${index}]`, message: messageOf(error) });
@@ -140,14 +138,27 @@ function parseJsonItems(input: { findings: unknown[]; assets?: unknown[] }, sour
   return parsed;
 }
 
-function isUniqueViolation(error: unknown): boolean {
-  return (error as { code?: unknown } | null)?.code === 'P2002';
+/** A row another writer created (P2002), or a target deleted (P2003) between our read and our insert. */
+function isRaceWithOtherWriter(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === 'P2002' || code === 'P2003';
+}
+
+/** Each asset and finding carries the ids of the workspace's targets whose scope covers where it was seen. */
+function withTargets<T>(placed: Placed<T>[], covering: (place: ToolLocation) => string[]): (T & { targetIds: string[] })[] {
+  const memo = new Map<ToolLocation, string[]>();
+  return placed.map(({ item, place }) => {
+    const targetIds = memo.get(place) ?? covering(place);
+    memo.set(place, targetIds);
+    return { ...item, targetIds };
+  });
 }
 
 /**
  * Ingests a tool's results into the workspace through the same functions native scans use: assets by natural
  * key, findings by fingerprint (check id, asset key, matcher), so what a scan also found is one row seen
- * twice. Lines and items are judged one by one; the good ones are written in one transaction.
+ * twice. Lines and items are judged one by one; the good ones are written in one transaction. Each is
+ * linked to every target of the workspace whose scope covers where the tool saw it.
  */
 export async function submitToolResults(ctx: ServiceContext, caller: AuthenticatedTool, input: SubmitResultsInput): Promise<SubmissionReport> {
   const workspace = await targetWorkspace(ctx, caller);
@@ -161,18 +172,22 @@ export async function submitToolResults(ctx: ServiceContext, caller: Authenticat
       // One submission at a time per workspace: two tools reporting the same new asset would otherwise race
       // on its natural key.
       await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`tool-results:${workspace.id}`})::bigint)`;
-      const assets = await upsertAssets(tx, scope, parsed.assets);
-      const recorded = parsed.findings.length ? await recordFindings(tx, scope, parsed.findings, assets.idByKey) : { opened: [], seen: [], reopened: [] };
+      const covering = await targetScopeMatcher(tx, workspace.id);
+      const assets = await upsertAssets(tx, scope, withTargets(parsed.assets, covering));
+      const recorded = parsed.findings.length
+        ? await recordFindings(tx, scope, withTargets(parsed.findings, covering), assets.idByKey)
+        : { opened: [], seen: [], reopened: [] };
       return { assets, recorded };
     }, TRANSACTION_OPTIONS);
   const nothing = { assets: { created: [], idByKey: new Map<string, string>() }, recorded: { opened: [] as string[], seen: [] as string[], reopened: [] as string[] } };
-  // A scan may create the same asset or finding between our read and our insert: the retry sees its row.
-  const { assets, recorded } = !parsed.assets.length && !parsed.findings.length ? nothing : await write().catch((error: unknown) => (isUniqueViolation(error) ? write() : Promise.reject(error)));
+  // A scan may create the same asset or finding (or a target may go) between our read and our insert: the
+  // retry reads again.
+  const { assets, recorded } = !parsed.assets.length && !parsed.findings.length ? nothing : await write().catch((error: unknown) => (isRaceWithOtherWriter(error) ? write() : Promise.reject(error)));
 
   publishWorkspaceEvents(ctx.deps, workspace.id, 'asset.discovered', assets.created.map((asset) => asset.id));
   publishWorkspaceEvents(ctx.deps, workspace.id, 'finding.opened', recorded.opened);
   publishWorkspaceEvents(ctx.deps, workspace.id, 'finding.reopened', recorded.reopened);
-  const uniqueAssets = new Set(parsed.assets.map((asset) => asset.key)).size;
+  const uniqueAssets = new Set(parsed.assets.map((asset) => asset.item.key)).size;
   return {
     toolId: caller.tool.id,
     workspaceId: workspace.id,

@@ -5,10 +5,14 @@ type Tx = Prisma.TransactionClient;
 
 export interface FindingScope {
   workspaceId: string;
+  /** The scanned target: every finding recorded is linked to it (and it becomes the finding's targetId). */
   targetId: string | null;
   scanId: string | null;
   now: Date;
 }
+
+/** An observation, with more targets it was seen through (e.g. those whose scope covers a tool's report). */
+export type TargetedFinding = FindingObservation & { targetIds?: string[] };
 
 export interface RecordedFindings {
   opened: string[];
@@ -20,8 +24,17 @@ export interface RecordedFindings {
  * Records what checks found, deduplicated by fingerprint (check + asset + matcher): a new fingerprint opens
  * a finding, a known one counts one more occurrence, a fixed one seen again reopens. Dismissed stays dismissed.
  */
-export async function recordFindings(tx: Tx, scope: FindingScope, findings: FindingObservation[], assetIdByKey: Map<string, string>): Promise<RecordedFindings> {
+export async function recordFindings(tx: Tx, scope: FindingScope, findings: TargetedFinding[], assetIdByKey: Map<string, string>): Promise<RecordedFindings> {
   const byFingerprint = new Map(findings.map((finding) => [findingFingerprint(finding.fingerprintParts), finding]));
+  // One finding reported several times is linked to every target any report named.
+  const linkedTargets = new Map<string, Set<string>>();
+  for (const finding of findings) {
+    const fingerprint = findingFingerprint(finding.fingerprintParts);
+    const targets = linkedTargets.get(fingerprint) ?? new Set(scope.targetId ? [scope.targetId] : []);
+    for (const targetId of finding.targetIds ?? []) targets.add(targetId);
+    linkedTargets.set(fingerprint, targets);
+  }
+  const idByFingerprint = new Map<string, string>();
   const existing = await tx.finding.findMany({
     where: { workspaceId: scope.workspaceId, fingerprint: { in: [...byFingerprint.keys()] } },
     select: { id: true, fingerprint: true, status: true },
@@ -63,6 +76,7 @@ export async function recordFindings(tx: Tx, scope: FindingScope, findings: Find
         select: { id: true },
       });
       result.opened.push(row.id);
+      idByFingerprint.set(fingerprint, row.id);
       continue;
     }
     const reopen = known.status === 'fixed';
@@ -76,8 +90,31 @@ export async function recordFindings(tx: Tx, scope: FindingScope, findings: Find
       },
     });
     (reopen ? result.reopened : result.seen).push(known.id);
+    idByFingerprint.set(fingerprint, known.id);
   }
+  await linkFindingsToTargets(
+    tx,
+    [...linkedTargets].flatMap(([fingerprint, targetIds]) => [...targetIds].map((targetId) => ({ findingId: idByFingerprint.get(fingerprint)!, targetId }))),
+    scope.now,
+  );
   return result;
+}
+
+/**
+ * Records that findings were seen through targets: a new pair is linked (first seen now), a known one only
+ * moves its lastSeenAt. One insert and one update per target, inside the caller's transaction.
+ */
+async function linkFindingsToTargets(tx: Tx, links: { findingId: string; targetId: string }[], now: Date): Promise<void> {
+  const byTarget = new Map<string, string[]>();
+  for (const { findingId, targetId } of links) {
+    const findingIds = byTarget.get(targetId) ?? [];
+    findingIds.push(findingId);
+    byTarget.set(targetId, findingIds);
+  }
+  for (const [targetId, findingIds] of byTarget) {
+    await tx.findingTarget.createMany({ data: findingIds.map((findingId) => ({ findingId, targetId, firstSeenAt: now, lastSeenAt: now })), skipDuplicates: true });
+    await tx.findingTarget.updateMany({ where: { targetId, findingId: { in: findingIds } }, data: { lastSeenAt: now } });
+  }
 }
 
 /**

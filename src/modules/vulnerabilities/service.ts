@@ -1,7 +1,7 @@
 import type { ServiceContext } from '../../context.js';
 import { NotFoundError } from '../../errors.js';
 import { assertCan, isUuid, requireViewer, visibleWorkspacesWhere } from '../../auth/authz.js';
-import type { Prisma } from '../../db.js';
+import type { Prisma, PrismaClient } from '../../db.js';
 import { validate } from '../../validate.js';
 import { escapeLike, pageEnvelope, pageWindow, prismaDirection, type Page } from '../../pagination.js';
 import { publishWorkspaceEvent } from '../workspaces/events.js';
@@ -66,7 +66,8 @@ export function findingWhere(ctx: ServiceContext, filters: FindingFilters): Pris
   if (filters.workspaceId) and.push({ workspaceId: filters.workspaceId });
   if (filters.severity?.length) and.push({ severity: { in: filters.severity } });
   if (filters.status && filters.status !== 'all') and.push({ status: filters.status });
-  if (filters.targetIds?.length) and.push({ targetId: { in: filters.targetIds.map(uuidOrNil) } });
+  // Every target the finding was seen through, not only the last one: overlapping targets share findings.
+  if (filters.targetIds?.length) and.push({ targetLinks: { some: { targetId: { in: filters.targetIds.map(uuidOrNil) } } } });
   if (filters.assetId) and.push({ assetId: uuidOrNil(filters.assetId) });
   if (filters.search) {
     const contains = escapeLike(filters.search);
@@ -214,4 +215,19 @@ export function visibleFindingWhereUnique(ctx: ServiceContext, id: string): Pris
 export async function findVisibleFinding<Q extends object>(ctx: ServiceContext, id: string, query: Q) {
   if (!isUuid(id)) return null;
   return ctx.deps.prisma.finding.findFirst({ ...query, where: { AND: [{ id }, findingWhere(ctx, {})] } });
+}
+
+/**
+ * How many open findings each target was seen through (one grouped count over the link table, by its
+ * targetId index), in the order given. For the targets module's counts; callers have checked visibility.
+ */
+export async function openFindingCountsOfTargets(prisma: PrismaClient, targetIds: readonly string[]): Promise<number[]> {
+  if (!targetIds.length) return [];
+  const groups = await prisma.findingTarget.groupBy({
+    by: ['targetId'],
+    where: { targetId: { in: [...targetIds] }, finding: { status: 'open' } },
+    _count: { _all: true },
+  });
+  const counts = new Map(groups.map((group) => [group.targetId, group._count._all]));
+  return targetIds.map((id) => counts.get(id) ?? 0);
 }
