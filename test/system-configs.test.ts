@@ -127,9 +127,18 @@ describe('PUT /api/system-configs', () => {
     [{ logoPath: '//evil.example/logo.png' }, 'logoPath', /protocol-relative/],
     [{ logoPath: '/a/../../etc/passwd' }, 'logoPath', /\.\. segments/],
     [{ logoPath: 'logos/../nuclei-templates/t.yaml' }, 'logoPath', /\.\. segments/],
-    [{ logoPath: 'nuclei-templates/secret.yaml' }, 'logoPath', /key under logos\//],
+    [{ logoPath: 'nuclei-templates/secret.yaml' }, 'logoPath', /private storage area \(nuclei-templates\/\)/],
+    [{ logoPath: 'scan-artefacts/0d9f/dns.json' }, 'logoPath', /private storage area/],
+    [{ logoPath: 'system/<script>alert(1)</script>.png' }, 'logoPath', /markup/],
+    [{ logoPath: 'system/logo.png" onerror="alert(1)' }, 'logoPath', /markup/],
+    [{ logoPath: '/branding/"><img src=x onerror=alert(1)>' }, 'logoPath', /markup/],
+    [{ logoPath: 'https://cdn.example.test/"><svg onload=alert(1)>' }, 'logoPath', /markup/],
+    [{ logoPath: 'JavaScript:alert(1)//system/logo.png' }, 'logoPath', /http\(s\) URL/],
+    [{ logoPath: 'logo.png' }, 'logoPath', /bucket\/name/],
+    [{ logoPath: 'System/logo.png' }, 'logoPath', /bucket\/name/],
     [{ logoPath: 'logos/never-uploaded.png' }, 'logoPath', /no uploaded logo/],
-    [{ logoPath: 'logos/a\u0000b.png' }, 'logoPath', /control characters/],
+    [{ logoPath: 'logos/a\u0000b.png' }, 'logoPath', /must not contain NUL characters/],
+    [{ logoPath: 'logos/a\u0001b.png' }, 'logoPath', /control characters/],
     [{ logoPath: 'x'.repeat(1025) }, 'logoPath', /at most 1024/],
     [{ name: 'Fine', colour: 'red' }, 'colour', /not a known field/],
   ])('refuses %j with 400 naming the field', async (body, field, message) => {
@@ -140,6 +149,24 @@ describe('PUT /api/system-configs', () => {
     const detail = response.body.details.find((d: { field: string }) => d.field === field);
     expect(detail, JSON.stringify(response.body)).toBeDefined();
     expect(detail.message).toMatch(message);
+    expect(await config()).toEqual(before);
+  });
+
+  it("accepts OASM's storage paths (bucket/key), which its clients send back as they got them", async () => {
+    for (const logoPath of [`system/logo-${'3f1c2d4e-5a6b-4c7d-8e9f-0a1b2c3d4e5f'}.png`, 'system/branding/logo_v2.webp', 'oasm-bucket.1/logo.JPG']) {
+      const response = await put({ logoPath });
+      expect(response.status, JSON.stringify(response.body)).toBe(200);
+      expect(await config()).toMatchObject({ logoPath, logoUrl: logoPath });
+      expect((await client.api('GET', PUBLIC)).body.logoUrl).toBe(logoPath);
+    }
+    await put({ logoPath: null });
+  });
+
+  it.each([['[]'], ['[{"name":"Array"}]'], ['"Name"'], ['42'], ['null'], ['true']])('refuses the body %s: only the declared object is accepted', async (rawBody) => {
+    const before = await config();
+    const response = await client.api('PUT', CONFIG, { as: admin, rawBody, headers: { 'content-type': 'application/json' } });
+    expect(response.status).toBe(400);
+    expect(response.body).toMatchObject({ statusCode: 400, code: 'BAD_REQUEST', message: expect.stringMatching(/must be a JSON object/) });
     expect(await config()).toEqual(before);
   });
 
@@ -235,6 +262,9 @@ describe('logo upload and serving', () => {
     ['HTML', 'text/html', '<html></html>', 415, 'UNSUPPORTED_MEDIA_TYPE', /must be one of: image\/png/],
     ['a PDF', 'application/pdf', '%PDF-1.7', 415, 'UNSUPPORTED_MEDIA_TYPE', /must be one of/],
     ['a truncated PNG signature', 'image/png', PNG.subarray(0, 8), 400, 'VALIDATION_FAILED', /not a PNG/],
+    ['contentType "__proto__"', '__proto__', PNG, 400, 'VALIDATION_FAILED', /contentType: must be a media type/],
+    ['contentType "constructor"', 'constructor', PNG, 400, 'VALIDATION_FAILED', /contentType: must be a media type/],
+    ['contentType "image/__proto__"', 'image/__proto__', PNG, 415, 'UNSUPPORTED_MEDIA_TYPE', /must be one of/],
     ['one byte over 512 KiB', 'image/png', Buffer.concat([PNG, Buffer.alloc(512 * 1024 + 1 - PNG.length)]), 413, 'PAYLOAD_TOO_LARGE', /at most 524288 bytes/],
   ])('refuses %s', async (_label, contentType, bytes, status, code, message) => {
     const before = await config();

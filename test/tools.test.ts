@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
+import { request } from 'node:http';
 import { encodeGlobalID } from '@pothos/plugin-relay';
 import pkg from '../package.json' with { type: 'json' };
 import { startTestApp, type TestApp } from './support/app.js';
@@ -310,6 +311,36 @@ describe('tool API keys', () => {
     const results = await Promise.all(Array.from({ length: 4 }, () => client.api('POST', `${BASE}/${tool.id}/api-key/rotate`, { as: owner, workspaceId })));
     expect(results.map((result) => result.status)).toEqual([201, 201, 201, 201]);
     expect(await server.db.prisma.toolKey.count({ where: { toolId: tool.id, revokedAt: null } })).toBe(1);
+  });
+});
+
+describe('rotating a key takes no body', () => {
+  /** Exactly these headers and chunks: fetch would add Content-Length or Content-Type of its own. */
+  function rawPost(path: string, headers: Record<string, string>, chunks: string[]): Promise<{ status: number; body: any }> {
+    return new Promise((resolve, reject) => {
+      const req = request(`${server.url}${path}`, { method: 'POST', headers }, (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (text += chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text ? JSON.parse(text) : undefined }));
+      });
+      req.on('error', reject);
+      for (const chunk of chunks) req.write(chunk);
+      req.end();
+    });
+  }
+
+  it.each([
+    ['no body and no Content-Type', {}, []],
+    ['no body with Content-Type application/json', { 'content-type': 'application/json' }, []],
+    ['an empty chunked body', { 'transfer-encoding': 'chunked' }, ['']],
+    ['an empty chunked body with Content-Type application/json', { 'transfer-encoding': 'chunked', 'content-type': 'application/json' }, ['']],
+    ['an empty JSON object', { 'content-type': 'application/json' }, ['{}']],
+  ] as [string, Record<string, string>, string[]][])('POST /api/tools/{id}/api-key/rotate with %s answers 201 and a new key', async (_label, headers, chunks) => {
+    const { body: tool } = await register(`bodyless-${Math.random().toString(36).slice(2, 8)}`);
+    const rotated = await rawPost(`${BASE}/${tool.id}/api-key/rotate`, { authorization: `Bearer ${owner.token}`, 'x-workspace-id': workspaceId, ...headers }, chunks);
+    expect(rotated.status, JSON.stringify(rotated.body)).toBe(201);
+    expect(rotated.body.apiKey).toMatch(/^ptk_/);
   });
 });
 

@@ -6,6 +6,7 @@ import { restRouter } from './router.js';
 import { REST_PREFIX } from './openapi.js';
 import { toErrorBody } from './error-body.js';
 import { keepBodyTypesStrict } from './strict-body.js';
+import { bodyShapeProblem, inputProblem } from './inspect-input.js';
 
 type Next = () => void;
 
@@ -23,11 +24,14 @@ export function sendError(res: ServerResponse, body: ErrorBody, headers: Record<
   res.end(JSON.stringify(body));
 }
 
+/** Any JSON media type (application/json, application/merge-patch+json, …), with or without charset. */
+const JSON_TYPE = /^application\/([\w.+-]+\+)?json\b/i;
+
 /**
  * Reads a JSON body ourselves (any JSON content type, with or without charset) so that a body that is not
  * JSON, or is too large, gets our error shape; the tRPC handler then takes `req.body` as it is.
  */
-export async function readJsonBody(req: IncomingMessage, limit: number): Promise<unknown> {
+export async function readJsonBody(req: IncomingMessage, limit: number, options: { requireJsonType?: boolean } = {}): Promise<unknown> {
   const declared = Number(req.headers['content-length'] ?? 0);
   if (declared > limit) throw new AppError('PAYLOAD_TOO_LARGE', `The request body is larger than ${limit} bytes`);
   const chunks: Buffer[] = [];
@@ -39,6 +43,10 @@ export async function readJsonBody(req: IncomingMessage, limit: number): Promise
   }
   const text = Buffer.concat(chunks).toString('utf8');
   if (text.trim() === '') return undefined;
+  // Only a body that is there must say it is JSON: an empty one needs no Content-Type.
+  if (options.requireJsonType && !JSON_TYPE.test(req.headers['content-type'] ?? '')) {
+    throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'Send the request body as application/json');
+  }
   try {
     return JSON.parse(text);
   } catch {
@@ -65,7 +73,7 @@ export function createRestHandler(options: RestHandlerOptions) {
     maxBodySize: options.bodyLimit,
     createContext: async ({ req }) => {
       const svc = (req as IncomingMessage & { svc: ServiceContext }).svc;
-      return { svc, headers: toHeaders(req) };
+      return { svc, headers: toHeaders(req), bodyProblem: (req as IncomingMessage & { bodyProblem?: AppError }).bodyProblem };
     },
     onError: ({ error, path }) => {
       if (toErrorBody(error).statusCode >= 500) options.onUnexpectedError(error.cause ?? error, path);
@@ -79,12 +87,13 @@ export function createRestHandler(options: RestHandlerOptions) {
   return async function handleRest(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const originalUrl = req.url ?? '/';
     try {
-      const contentType = req.headers['content-type'] ?? '';
-      if (hasBody(req.method) && req.headers['content-length'] !== '0' && (req.headers['transfer-encoding'] || Number(req.headers['content-length'] ?? 0) > 0)) {
-        if (!/^application\/([\w.+-]+\+)?json\b/i.test(contentType)) {
-          throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'Send the request body as application/json');
-        }
-        (req as IncomingMessage & { body?: unknown }).body = await readJsonBody(req, options.bodyLimit);
+      // Always read the body of a method that may have one: a missing or empty body (no Content-Length, or an
+      // empty chunked one) is "no input", which body-less operations (rotate, cancel, sign-out) accept.
+      if (hasBody(req.method)) {
+        const body = await readJsonBody(req, options.bodyLimit, { requireJsonType: true });
+        const bodyProblem = bodyShapeProblem(body) ?? inputProblem(body);
+        // A refused body goes no further (the edge middleware raises the problem once the caller is known).
+        Object.assign(req, bodyProblem ? { body: undefined, bodyProblem } : { body });
       }
       const svc = await options.buildContext(req);
       (req as IncomingMessage & { svc: ServiceContext }).svc = svc;
@@ -92,7 +101,7 @@ export function createRestHandler(options: RestHandlerOptions) {
       // trpc-to-openapi knows paths as /api/...; the /api/v1 prefix is ours.
       req.url = originalUrl.slice(REST_PREFIX.length) || '/';
       // The JSON body check above is ours; tell the handler the content is JSON whatever the charset.
-      if ((req as { body?: unknown }).body !== undefined || hasBody(req.method)) req.headers['content-type'] = 'application/json';
+      if (hasBody(req.method)) req.headers['content-type'] = 'application/json';
       await openApiHandler(req, res, (async () => {
         req.url = originalUrl;
         if (!(await options.fallback(req, res))) sendError(res, errorBody(new AppError('NOT_FOUND', `No route ${req.method} ${originalUrl.split('?')[0]}`)));

@@ -1,12 +1,20 @@
 import { initTRPC, TRPCError } from '@trpc/server';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import type { ServiceContext } from '../context.js';
+import type { AppError } from '../errors.js';
 import { toErrorBody } from './error-body.js';
 
 export interface RestContext {
   svc: ServiceContext;
   /** The request's headers, for the few operations that hand them to the auth library. */
   headers: Headers;
+  /**
+   * Why the JSON body is refused before any schema sees it (not an object, too deep, a NUL character), found
+   * by the handler while the body is as sent: trpc-to-openapi spreads it into the input object (turning `[]`
+   * into `{}`) and stringifies it (which overflows the stack when it nests thousands deep). The edge
+   * middleware raises it after the gates (procedures.ts), so anonymous callers still get 401 first.
+   */
+  bodyProblem?: AppError;
 }
 
 /** `successStatus` lets a procedure answer 201 on creation, as OASM's NestJS routes do. */
@@ -22,5 +30,7 @@ const t = initTRPC
   });
 
 export const router = t.router;
+/** The bare procedure: modules build on rest/procedures.ts instead, which puts the gates before the input. */
 export const procedure = t.procedure;
+export const middleware = t.middleware;
 export { TRPCError };

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { procedure, router } from '../../rest/trpc.js';
+import { router } from '../../rest/trpc.js';
+import { publicProcedure, signedInProcedure } from '../../rest/procedures.js';
 import { idParam } from '../../rest/schemas.js';
 import * as accounts from './service.js';
 import * as apiTokens from './api-tokens.js';
@@ -10,43 +11,43 @@ const tags = ['Accounts'];
 const tokenSchema = apiTokenOutput.extend({ createdAt: dateTime, lastUsedAt: dateTime.nullable(), expiresAt: dateTime.nullable(), revokedAt: dateTime.nullable() }).meta({ id: 'ApiToken' });
 
 export const accountsRest = router({
-  signUp: procedure
+  signUp: publicProcedure
     .meta({ openapi: { method: 'POST', path: '/api/auth/sign-up/email', tags, summary: 'Create an account; answers a bearer token', protect: false } })
     .input(signUpInput)
     .output(authResult)
     .mutation(({ ctx, input }) => accounts.signUp(ctx.svc, input)),
 
-  signIn: procedure
+  signIn: publicProcedure
     .meta({ openapi: { method: 'POST', path: '/api/auth/sign-in/email', tags, summary: 'Sign in; answers a bearer token', protect: false } })
     .input(signInInput)
     .output(authResult)
     .mutation(({ ctx, input }) => accounts.signIn(ctx.svc, input)),
 
-  signOut: procedure
+  signOut: signedInProcedure
     .meta({ openapi: { method: 'POST', path: '/api/auth/sign-out', tags, summary: 'End the current session' } })
     .input(z.object({}).strict().optional())
     .output(z.object({ success: z.boolean() }))
     .mutation(({ ctx }) => accounts.signOut(ctx.svc, ctx.headers)),
 
-  me: procedure
+  me: signedInProcedure
     .meta({ openapi: { method: 'GET', path: '/api/users/me', tags, summary: 'The signed-in user' } })
     .input(z.object({}).strict().optional())
     .output(viewerOutput)
     .query(({ ctx }) => accounts.getViewer(ctx.svc)),
 
-  createApiToken: procedure
+  createApiToken: signedInProcedure
     .meta({ successStatus: 201, openapi: { method: 'POST', path: '/api/users/me/api-tokens', tags, summary: 'Create a personal API token (its secret is shown once)' } })
     .input(createApiTokenInput)
     .output(createdApiTokenOutput.extend({ apiToken: tokenSchema }))
     .mutation(({ ctx, input }) => apiTokens.createApiToken(ctx.svc, input)),
 
-  listApiTokens: procedure
+  listApiTokens: signedInProcedure
     .meta({ openapi: { method: 'GET', path: '/api/users/me/api-tokens', tags, summary: 'List personal API tokens (never their secrets)' } })
     .input(z.object({}).strict().optional())
     .output(z.array(tokenSchema))
     .query(({ ctx }) => apiTokens.listApiTokens(ctx.svc)),
 
-  revokeApiToken: procedure
+  revokeApiToken: signedInProcedure
     .meta({ openapi: { method: 'DELETE', path: '/api/users/me/api-tokens/{id}', tags, summary: 'Revoke a personal API token' } })
     .input(idParam)
     .output(tokenSchema)

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { procedure, router } from '../../rest/trpc.js';
+import { router } from '../../rest/trpc.js';
+import { adminProcedure, requestHeaders, signedInProcedure, workspaceProcedure } from '../../rest/procedures.js';
 import { dateTime, idOutput, idParam, pageSchema, uuidParam } from '../../rest/schemas.js';
-import { requireAdmin, requireViewer, requireWorkspaceId } from '../../auth/authz.js';
 import { AppError } from '../../errors.js';
 import * as conversations from './conversations.js';
 import * as modelConfig from './model-config.js';
@@ -73,17 +73,7 @@ const modelConfigSchema = z
   .meta({ id: 'AgentModelConfig' });
 
 const tags = ['Agents'];
-const requestHeaders = z.object({ 'x-workspace-id': z.string().optional().meta({ description: 'The workspace to work in (or a wid cookie).' }) });
 
-/** Signed-in check before the input, so anonymous calls get 401, not 400. */
-const signedIn = procedure.use(({ ctx, next }) => {
-  requireViewer(ctx.svc);
-  return next();
-});
-const adminOnly = procedure.use(({ ctx, next }) => {
-  requireAdmin(ctx.svc);
-  return next();
-});
 
 export const STREAM_DESCRIPTION =
   'Answers `text/event-stream`: one event per step, `event: <type>` and `data: <JSON>` (AgentStreamEvent): `conversation`, ' +
@@ -92,25 +82,25 @@ export const STREAM_DESCRIPTION =
   'header names the conversation. Errors before the stream starts (401, 400, 404) answer JSON as everywhere else.';
 
 export const agentsRest = router({
-  listConversations: signedIn
+  listConversations: workspaceProcedure
     .meta({ openapi: { method: 'GET', path: '/api/agents/conversations', tags, summary: "The caller's conversations in the workspace", requestHeaders } })
     .input(listConversationsInput)
     .output(pageSchema(conversationSchema))
-    .query(({ ctx, input }) => conversations.listConversations(ctx.svc, requireWorkspaceId(ctx.svc), input)),
+    .query(({ ctx, input }) => conversations.listConversations(ctx.svc, ctx.workspaceId, input)),
 
-  createConversation: signedIn
+  createConversation: workspaceProcedure
     .meta({ successStatus: 201, openapi: { method: 'POST', path: '/api/agents/conversations', tags, summary: 'Start an empty conversation', requestHeaders } })
     .input(createConversationInput)
     .output(conversationSchema)
-    .mutation(({ ctx, input }) => conversations.createConversation(ctx.svc, requireWorkspaceId(ctx.svc), input)),
+    .mutation(({ ctx, input }) => conversations.createConversation(ctx.svc, ctx.workspaceId, input)),
 
-  getModelConfig: signedIn
+  getModelConfig: workspaceProcedure
     .meta({ openapi: { method: 'GET', path: '/api/agents/model-config', tags, summary: "The workspace's own language model (404 when it has none)", requestHeaders } })
     .input(z.object({}).strict().optional())
     .output(modelConfigSchema)
-    .query(({ ctx }) => modelConfig.getWorkspaceModelConfig(ctx.svc, requireWorkspaceId(ctx.svc))),
+    .query(({ ctx }) => modelConfig.getWorkspaceModelConfig(ctx.svc, ctx.workspaceId)),
 
-  putModelConfig: signedIn
+  putModelConfig: workspaceProcedure
     .meta({
       openapi: {
         method: 'PUT',
@@ -123,33 +113,33 @@ export const agentsRest = router({
     })
     .input(putModelConfigInput)
     .output(modelConfigSchema)
-    .mutation(({ ctx, input }) => modelConfig.putWorkspaceModelConfig(ctx.svc, requireWorkspaceId(ctx.svc), input)),
+    .mutation(({ ctx, input }) => modelConfig.putWorkspaceModelConfig(ctx.svc, ctx.workspaceId, input)),
 
-  deleteModelConfig: signedIn
+  deleteModelConfig: workspaceProcedure
     .meta({ openapi: { method: 'DELETE', path: '/api/agents/model-config', tags, summary: "Remove the workspace's language model (owners); the instance's applies again", requestHeaders } })
     .input(z.object({}).strict().optional())
     .output(idOutput)
-    .mutation(({ ctx }) => modelConfig.deleteWorkspaceModelConfig(ctx.svc, requireWorkspaceId(ctx.svc))),
+    .mutation(({ ctx }) => modelConfig.deleteWorkspaceModelConfig(ctx.svc, ctx.workspaceId)),
 
-  getInstanceModelConfig: adminOnly
+  getInstanceModelConfig: adminProcedure
     .meta({ openapi: { method: 'GET', path: '/api/agents/model-config/instance', tags, summary: 'The instance-wide language model (instance administrators)' } })
     .input(z.object({}).strict().optional())
     .output(modelConfigSchema)
     .query(({ ctx }) => modelConfig.getInstanceModelConfig(ctx.svc)),
 
-  putInstanceModelConfig: adminOnly
+  putInstanceModelConfig: adminProcedure
     .meta({ openapi: { method: 'PUT', path: '/api/agents/model-config/instance', tags, summary: 'Set the language model of workspaces without their own (instance administrators)' } })
     .input(putModelConfigInput)
     .output(modelConfigSchema)
     .mutation(({ ctx, input }) => modelConfig.putInstanceModelConfig(ctx.svc, input)),
 
-  deleteInstanceModelConfig: adminOnly
+  deleteInstanceModelConfig: adminProcedure
     .meta({ openapi: { method: 'DELETE', path: '/api/agents/model-config/instance', tags, summary: 'Remove the instance-wide language model (instance administrators)' } })
     .input(z.object({}).strict().optional())
     .output(idOutput)
     .mutation(({ ctx }) => modelConfig.deleteInstanceModelConfig(ctx.svc)),
 
-  sendMessage: signedIn
+  sendMessage: workspaceProcedure
     .meta({
       successStatus: 201,
       openapi: {
@@ -163,10 +153,10 @@ export const agentsRest = router({
     })
     .input(sendMessageInput)
     .output(messageSchema)
-    .mutation(async ({ ctx, input }) => (await sendMessage(ctx.svc, requireWorkspaceId(ctx.svc), input)).assistantMessage),
+    .mutation(async ({ ctx, input }) => (await sendMessage(ctx.svc, ctx.workspaceId, input)).assistantMessage),
 
   // Served by the SSE route (stream-route.ts) before the REST handler; declared here for the OpenAPI document.
-  streamMessage: signedIn
+  streamMessage: workspaceProcedure
     .meta({ openapi: { method: 'POST', path: '/api/agents/messages/stream', tags, summary: 'Ask the assistant and receive the reply as server-sent events', description: STREAM_DESCRIPTION, requestHeaders } })
     .input(sendMessageInput)
     .output(streamEventSchema)
@@ -174,27 +164,27 @@ export const agentsRest = router({
       throw new AppError('INTERNAL', 'The stream is served by its own route');
     }),
 
-  getConversation: signedIn
+  getConversation: workspaceProcedure
     .meta({ openapi: { method: 'GET', path: '/api/agents/conversations/{id}', tags, summary: 'One of the caller\'s conversations', requestHeaders } })
     .input(idParam)
     .output(conversationSchema)
-    .query(({ ctx, input }) => conversations.getConversation(ctx.svc, requireWorkspaceId(ctx.svc), input.id)),
+    .query(({ ctx, input }) => conversations.getConversation(ctx.svc, ctx.workspaceId, input.id)),
 
-  renameConversation: signedIn
+  renameConversation: workspaceProcedure
     .meta({ openapi: { method: 'PATCH', path: '/api/agents/conversations/{id}', tags, summary: 'Rename a conversation', requestHeaders } })
     .input(renameConversationInput.extend({ id: uuidParam }))
     .output(conversationSchema)
-    .mutation(({ ctx, input: { id, ...body } }) => conversations.renameConversation(ctx.svc, requireWorkspaceId(ctx.svc), id, body)),
+    .mutation(({ ctx, input: { id, ...body } }) => conversations.renameConversation(ctx.svc, ctx.workspaceId, id, body)),
 
-  deleteConversation: signedIn
+  deleteConversation: workspaceProcedure
     .meta({ openapi: { method: 'DELETE', path: '/api/agents/conversations/{id}', tags, summary: 'Delete a conversation and its messages', requestHeaders } })
     .input(idParam)
     .output(idOutput)
-    .mutation(({ ctx, input }) => conversations.deleteConversation(ctx.svc, requireWorkspaceId(ctx.svc), input.id)),
+    .mutation(({ ctx, input }) => conversations.deleteConversation(ctx.svc, ctx.workspaceId, input.id)),
 
-  listMessages: signedIn
+  listMessages: workspaceProcedure
     .meta({ openapi: { method: 'GET', path: '/api/agents/conversations/{id}/messages', tags, summary: 'The messages of a conversation, paged', requestHeaders } })
     .input(listMessagesInput.extend({ id: uuidParam }))
     .output(pageSchema(messageSchema))
-    .query(({ ctx, input: { id, ...query } }) => conversations.listMessages(ctx.svc, requireWorkspaceId(ctx.svc), id, query)),
+    .query(({ ctx, input: { id, ...query } }) => conversations.listMessages(ctx.svc, ctx.workspaceId, id, query)),
 });

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { procedure, router } from '../../rest/trpc.js';
+import { router } from '../../rest/trpc.js';
+import { requestHeaders, workspaceProcedure } from '../../rest/procedures.js';
 import { dateTime, idParam, pageSchema, uuidParam } from '../../rest/schemas.js';
-import { requireViewer, requireWorkspaceId } from '../../auth/authz.js';
 import * as assets from './service.js';
 import { ASSET_KINDS, listAssetsInput, updateAssetInput } from './schemas.js';
 
@@ -23,30 +23,24 @@ const assetSchema = z
   .meta({ id: 'AssetResponse' });
 
 const tags = ['Assets'];
-const requestHeaders = z.object({ 'x-workspace-id': z.string().optional().meta({ description: 'The workspace to work in (or a wid cookie).' }) });
 
-/** Signed-in check before the input, so anonymous calls get 401, not 400. */
-const signedIn = procedure.use(({ ctx, next }) => {
-  requireViewer(ctx.svc);
-  return next();
-});
 
 export const assetsRest = router({
-  list: signedIn
+  list: workspaceProcedure
     .meta({ openapi: { method: 'GET', path: '/api/assets', tags, summary: "List the workspace's assets (hosts, services, web apps, certificates)", requestHeaders } })
     .input(listAssetsInput)
     .output(pageSchema(assetSchema))
-    .query(({ ctx, input }) => assets.listAssets(ctx.svc, requireWorkspaceId(ctx.svc), input)),
+    .query(({ ctx, input }) => assets.listAssets(ctx.svc, ctx.workspaceId, input)),
 
-  get: signedIn
+  get: workspaceProcedure
     .meta({ openapi: { method: 'GET', path: '/api/assets/{id}', tags, summary: 'Get one asset', requestHeaders } })
     .input(idParam)
     .output(assetSchema)
-    .query(({ ctx, input }) => assets.getAsset(ctx.svc, requireWorkspaceId(ctx.svc), input.id)),
+    .query(({ ctx, input }) => assets.getAsset(ctx.svc, ctx.workspaceId, input.id)),
 
-  update: signedIn
+  update: workspaceProcedure
     .meta({ openapi: { method: 'PATCH', path: '/api/assets/{id}', tags, summary: 'Enable or disable an asset (disabled assets are not scanned)', requestHeaders } })
     .input(updateAssetInput.extend({ id: uuidParam }))
     .output(assetSchema)
-    .mutation(({ ctx, input: { id, ...patch } }) => assets.setAssetEnabled(ctx.svc, requireWorkspaceId(ctx.svc), id, patch)),
+    .mutation(({ ctx, input: { id, ...patch } }) => assets.setAssetEnabled(ctx.svc, ctx.workspaceId, id, patch)),
 });

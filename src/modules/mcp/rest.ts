@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { procedure, router } from '../../rest/trpc.js';
-import { requireViewer, requireWorkspaceId } from '../../auth/authz.js';
+import { router } from '../../rest/trpc.js';
+import { requestHeaders, workspaceProcedure } from '../../rest/procedures.js';
 import * as mcp from './service.js';
 import { MASK } from './headers.js';
 import { MCP_TRANSPORTS, mcpServerName, putMcpServerInput, SSE_READ_TIMEOUT_SECONDS, TIMEOUT_SECONDS, toggleMcpServerInput } from './schemas.js';
@@ -34,23 +34,17 @@ const pingSchema = z
   .meta({ id: 'McpServerPing' });
 
 const tags = ['MCP'];
-const workspaceHeader = z.object({ 'x-workspace-id': z.string().optional().meta({ description: 'The workspace (or a wid cookie).' }) });
 const nameParam = z.object({ name: mcpServerName }).strict();
 
-/** Signed-in check before the input, so anonymous calls get 401, not 400. */
-const signedIn = procedure.use(({ ctx, next }) => {
-  requireViewer(ctx.svc);
-  return next();
-});
 
 export const mcpConfigsRest = router({
-  list: signedIn
-    .meta({ openapi: { method: 'GET', path: '/api/agents/mcp-configs', tags, summary: "The workspace's MCP server configurations (members read)", requestHeaders: workspaceHeader } })
+  list: workspaceProcedure
+    .meta({ openapi: { method: 'GET', path: '/api/agents/mcp-configs', tags, summary: "The workspace's MCP server configurations (members read)", requestHeaders } })
     .input(z.object({}).strict().optional())
     .output(z.object({ servers: z.array(serverSchema) }))
-    .query(async ({ ctx }) => ({ servers: await mcp.listMcpServers(ctx.svc, requireWorkspaceId(ctx.svc)) })),
+    .query(async ({ ctx }) => ({ servers: await mcp.listMcpServers(ctx.svc, ctx.workspaceId) })),
 
-  put: signedIn
+  put: workspaceProcedure
     .meta({
       openapi: {
         method: 'PUT',
@@ -59,26 +53,26 @@ export const mcpConfigsRest = router({
         summary: 'Create or replace an MCP server configuration (owners)',
         description:
           'Absent fields take their defaults. The URL must be http(s) and its host must resolve outside blocked ranges (the scans\' SCAN_ALLOWED_NETWORKS policy). A `name` in the body is ignored: the path names the configuration.',
-        requestHeaders: workspaceHeader,
+        requestHeaders,
       },
     })
     .input(putMcpServerInput.extend({ name: mcpServerName }))
     .output(serverSchema)
-    .mutation(({ ctx, input: { name, ...body } }) => mcp.putMcpServer(ctx.svc, requireWorkspaceId(ctx.svc), name, body)),
+    .mutation(({ ctx, input: { name, ...body } }) => mcp.putMcpServer(ctx.svc, ctx.workspaceId, name, body)),
 
-  delete: signedIn
-    .meta({ openapi: { method: 'DELETE', path: '/api/agents/mcp-configs/{name}', tags, summary: 'Delete an MCP server configuration (owners)', requestHeaders: workspaceHeader } })
+  delete: workspaceProcedure
+    .meta({ openapi: { method: 'DELETE', path: '/api/agents/mcp-configs/{name}', tags, summary: 'Delete an MCP server configuration (owners)', requestHeaders } })
     .input(nameParam)
     .output(z.object({ name: z.string() }))
-    .mutation(({ ctx, input }) => mcp.deleteMcpServer(ctx.svc, requireWorkspaceId(ctx.svc), input.name)),
+    .mutation(({ ctx, input }) => mcp.deleteMcpServer(ctx.svc, ctx.workspaceId, input.name)),
 
-  toggle: signedIn
-    .meta({ openapi: { method: 'PATCH', path: '/api/agents/mcp-configs/{name}/toggle', tags, summary: 'Enable or disable an MCP server configuration (owners)', requestHeaders: workspaceHeader } })
+  toggle: workspaceProcedure
+    .meta({ openapi: { method: 'PATCH', path: '/api/agents/mcp-configs/{name}/toggle', tags, summary: 'Enable or disable an MCP server configuration (owners)', requestHeaders } })
     .input(toggleMcpServerInput.extend({ name: mcpServerName }))
     .output(serverSchema)
-    .mutation(({ ctx, input: { name, ...body } }) => mcp.setMcpServerDisabled(ctx.svc, requireWorkspaceId(ctx.svc), name, body)),
+    .mutation(({ ctx, input: { name, ...body } }) => mcp.setMcpServerDisabled(ctx.svc, ctx.workspaceId, name, body)),
 
-  ping: signedIn
+  ping: workspaceProcedure
     .meta({
       openapi: {
         method: 'GET',
@@ -86,10 +80,10 @@ export const mcpConfigsRest = router({
         tags,
         summary: 'Connect to the configured MCP server and list its tools (members)',
         description: 'Always 200 for an existing configuration: a failed check is `{ok: false, error}`. Bounded by the configured timeout, at most 30 s.',
-        requestHeaders: workspaceHeader,
+        requestHeaders,
       },
     })
     .input(nameParam)
     .output(pingSchema)
-    .query(({ ctx, input }) => mcp.pingMcpServer(ctx.svc, requireWorkspaceId(ctx.svc), input.name)),
+    .query(({ ctx, input }) => mcp.pingMcpServer(ctx.svc, ctx.workspaceId, input.name)),
 });

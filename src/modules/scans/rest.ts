@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { procedure, router } from '../../rest/trpc.js';
+import { router } from '../../rest/trpc.js';
+import { requestHeaders, workspaceProcedure } from '../../rest/procedures.js';
 import { dateTime, idParam, pageSchema, uuidParam } from '../../rest/schemas.js';
-import { requireWorkspaceId } from '../../auth/authz.js';
 import * as scans from './service.js';
 import { toScanResponse } from './response.js';
 import { getScanArtefact } from './artefacts.js';
@@ -41,11 +41,10 @@ const scanSchema = z
   .meta({ id: 'Scan' });
 
 const tags = ['Scans'];
-const workspaceHeader = z.object({ 'x-workspace-id': z.string() });
 const scanLocation = (id: string) => `/api/v1/api/scans/${id}`;
 
 export const scansRest = router({
-  scanTarget: procedure
+  scanTarget: workspaceProcedure
     .meta({
       successStatus: 201,
       openapi: {
@@ -53,65 +52,65 @@ export const scansRest = router({
         path: '/api/vulnerabilities/scan',
         tags: ['Vulnerabilities'],
         summary: "Start a scan of a target with the workspace's default profile (Location names the scan)",
-        requestHeaders: workspaceHeader,
+        requestHeaders,
       },
     })
     .input(z.object({ targetId: uuidParam }).strict())
     .output(z.object({}))
     .mutation(async ({ ctx, input }) => {
-      const scan = await scans.startScanInCurrentWorkspace(ctx.svc, input);
+      const scan = await scans.startScan(ctx.svc, ctx.workspaceId, input);
       ctx.svc.responseHeaders.set('location', scanLocation(scan.id));
       return {};
     }),
 
-  start: procedure
-    .meta({ successStatus: 201, openapi: { method: 'POST', path: '/api/scans', tags, summary: 'Start a scan with chosen steps and settings', requestHeaders: workspaceHeader } })
+  start: workspaceProcedure
+    .meta({ successStatus: 201, openapi: { method: 'POST', path: '/api/scans', tags, summary: 'Start a scan with chosen steps and settings', requestHeaders } })
     .input(startScanInput.extend({ options: scanOptionsInput.optional() }))
     .output(scanSchema)
     .mutation(async ({ ctx, input }) => {
-      const scan = await scans.startScanInCurrentWorkspace(ctx.svc, input);
+      const scan = await scans.startScan(ctx.svc, ctx.workspaceId, input);
       ctx.svc.responseHeaders.set('location', scanLocation(scan.id));
       return toScanResponse(scan);
     }),
 
-  list: procedure
-    .meta({ openapi: { method: 'GET', path: '/api/scans', tags, summary: "List the workspace's scans (filter by target and status)", requestHeaders: workspaceHeader } })
+  list: workspaceProcedure
+    .meta({ openapi: { method: 'GET', path: '/api/scans', tags, summary: "List the workspace's scans (filter by target and status)", requestHeaders } })
     .input(listScansInput)
     .output(pageSchema(scanSchema))
     .query(async ({ ctx, input }) => {
-      const page = await scans.listScans(ctx.svc, requireWorkspaceId(ctx.svc), input);
+      const page = await scans.listScans(ctx.svc, ctx.workspaceId, input);
       return { ...page, data: page.data.map(toScanResponse) };
     }),
 
-  get: procedure
-    .meta({ openapi: { method: 'GET', path: '/api/scans/{id}', tags, summary: 'One scan with its steps', requestHeaders: workspaceHeader } })
+  get: workspaceProcedure
+    .meta({ openapi: { method: 'GET', path: '/api/scans/{id}', tags, summary: 'One scan with its steps', requestHeaders } })
     .input(idParam)
     .output(scanSchema)
-    .query(async ({ ctx, input }) => toScanResponse(await scans.getScan(ctx.svc, input.id, requireWorkspaceId(ctx.svc)))),
+    .query(async ({ ctx, input }) => toScanResponse(await scans.getScan(ctx.svc, input.id, ctx.workspaceId))),
 
-  artefact: procedure
+  artefact: workspaceProcedure
     .meta({
       openapi: {
         method: 'GET',
         path: '/api/scans/{id}/artefacts/{step}',
         tags,
         summary: "A completed step's full result (observations and errors), as stored in the blob store",
-        requestHeaders: workspaceHeader,
+        requestHeaders,
       },
     })
     .input(z.object({ id: uuidParam, step: z.enum(STEP_NAMES, { message: `must be one of: ${STEP_NAMES.join(', ')}` }) }).strict())
     .output(z.record(z.string(), z.unknown()))
-    .query(async ({ ctx, input }) => (await getScanArtefact(ctx.svc, input.id, input.step, requireWorkspaceId(ctx.svc))) as Record<string, unknown>),
+    .query(async ({ ctx, input }) => (await getScanArtefact(ctx.svc, input.id, input.step, ctx.workspaceId)) as Record<string, unknown>),
 
-  cancel: procedure
-    .meta({ openapi: { method: 'POST', path: '/api/scans/{id}/cancel', tags, summary: 'Cancel a pending or running scan', requestHeaders: workspaceHeader } })
+  cancel: workspaceProcedure
+    .meta({ openapi: { method: 'POST', path: '/api/scans/{id}/cancel', tags, summary: 'Cancel a pending or running scan', requestHeaders } })
     .input(idParam)
     .output(scanSchema)
-    .mutation(async ({ ctx, input }) => toScanResponse(await scans.cancelScan(ctx.svc, input.id, requireWorkspaceId(ctx.svc)))),
+    .mutation(async ({ ctx, input }) => toScanResponse(await scans.cancelScan(ctx.svc, input.id, ctx.workspaceId))),
 
-  retry: procedure
-    .meta({ openapi: { method: 'POST', path: '/api/scans/{id}/retry', tags, summary: 'Run a failed or cancelled scan again from its first unfinished step', requestHeaders: workspaceHeader } })
+  retry: workspaceProcedure
+    .meta({ openapi: { method: 'POST', path: '/api/scans/{id}/retry', tags, summary: 'Run a failed or cancelled scan again from its first unfinished step', requestHeaders } })
     .input(idParam)
     .output(scanSchema)
-    .mutation(async ({ ctx, input }) => toScanResponse(await scans.retryScan(ctx.svc, input.id, requireWorkspaceId(ctx.svc)))),
+    .mutation(async ({ ctx, input }) => toScanResponse(await scans.retryScan(ctx.svc, input.id, ctx.workspaceId))),
 });

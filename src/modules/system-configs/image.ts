@@ -13,7 +13,8 @@ const ALIASES: Record<string, LogoType> = { 'image/jpg': 'image/jpeg', 'image/pj
 /** `Image/PNG; charset=x` → `image/png`; aliases to their registered names. */
 export function normaliseContentType(value: string): string {
   const bare = value.split(';')[0]!.trim().toLowerCase();
-  return ALIASES[bare] ?? bare;
+  // Own keys only: `__proto__` must not find Object.prototype.
+  return Object.hasOwn(ALIASES, bare) ? ALIASES[bare]! : bare;
 }
 
 export function isLogoType(value: string): value is LogoType {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { procedure, router } from '../../rest/trpc.js';
+import { router } from '../../rest/trpc.js';
+import { adminProcedure, publicProcedure } from '../../rest/procedures.js';
 import { dateTime } from '../../rest/schemas.js';
-import { requireAdmin } from '../../auth/authz.js';
 import * as systemConfigs from './service.js';
 import { updateSystemConfigInput, uploadLogoInput } from './schemas.js';
 
@@ -19,20 +19,15 @@ const systemConfigSchema = z
 
 const publicSystemConfigSchema = z.object({ name: z.string(), logoUrl: z.string().nullable() }).meta({ id: 'PublicSystemConfig' });
 
-/** Checked before the input: anonymous callers get 401 and users 403, whatever they sent. */
-const adminOnly = procedure.use(({ ctx, next }) => {
-  requireAdmin(ctx.svc);
-  return next();
-});
 
 export const systemConfigsRest = router({
-  get: adminOnly
+  get: adminProcedure
     .meta({ openapi: { method: 'GET', path: '/api/system-configs', tags, summary: 'The system configuration (instance administrators)' } })
     .input(z.object({}).strict().optional())
     .output(systemConfigSchema)
     .query(({ ctx }) => systemConfigs.getSystemConfig(ctx.svc)),
 
-  update: adminOnly
+  update: adminProcedure
     .meta({
       openapi: {
         method: 'PUT',
@@ -49,13 +44,13 @@ export const systemConfigsRest = router({
       return { message: 'System configuration updated' };
     }),
 
-  getPublic: procedure
+  getPublic: publicProcedure
     .meta({ openapi: { method: 'GET', path: '/api/system-configs/public', tags, summary: 'Name and logo URL for login pages (no authentication)', protect: false } })
     .input(z.object({}).strict().optional())
     .output(publicSystemConfigSchema)
     .query(({ ctx }) => systemConfigs.getPublicSystemConfig(ctx.svc)),
 
-  uploadLogo: adminOnly
+  uploadLogo: adminProcedure
     .meta({
       openapi: {
         method: 'POST',

@@ -6,26 +6,41 @@ export const LOGO_KEY_PREFIX = 'logos/';
 export const MAX_LOGO_BYTES = 512 * 1024;
 export const MAX_LOGO_PATH_LENGTH = 1024;
 
+/** Our own blob areas that hold private content (templates, scan results): never a logo. */
+const PRIVATE_KEY_PREFIXES = ['nuclei-templates/', 'scan-artefacts/'];
+
+const FORMS = 'must be an http(s) URL, a path starting with /, a key under logos/, or a storage path bucket/name (e.g. system/logo.png)';
+
 /**
- * Why a logo path is refused, or null. A logo path is one of three things, so the public logo URL derived
+ * OASM's form: `<bucket>/<object key>` as its storage returns it (`system/logo-<uuid>.png`), which its clients
+ * send back. Plain file-name characters only, so the path is inert wherever a client puts it.
+ */
+const STORAGE_PATH = /^[a-z0-9][a-z0-9.-]{0,62}(\/[A-Za-z0-9_][A-Za-z0-9._-]*)+$/;
+
+/**
+ * Why a logo path is refused, or null. A logo path is one of four things, so the public logo URL derived
  * from it is always safe to put in an `<img src>`:
  * - an http(s) URL of an image hosted elsewhere;
  * - a root-relative path (`/branding/logo.png`) that the front end serves itself;
- * - a key under `logos/` in our blob store (what an upload sets), served by GET /api/system-configs/logo.
- * Other schemes (`javascript:`, `data:`), protocol-relative URLs and other blob keys (which could expose
- * templates or other private files through the public logo route) are refused.
+ * - a key under `logos/` in our blob store (what an upload sets), served by GET /api/system-configs/logo;
+ * - a storage path `bucket/name` as OASM stores it (its clients resolve it against their storage).
+ * Other schemes (`javascript:`, `data:`), protocol-relative URLs, markup characters and our private blob
+ * areas (templates, scan results) are refused.
  */
 export function logoPathProblem(value: string): string | null {
   // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u001f\u007f]/.test(value)) return 'must not contain control characters';
+  if (/[<>"'`\s]/.test(value)) return 'must not contain markup characters, quotes or spaces';
   if (/^[a-z][a-z0-9+.-]*:/i.test(value)) {
-    return /^https?:\/\/[^/]/i.test(value) && URL.canParse(value) ? null : 'must be an http(s) URL, a path starting with /, or a key under logos/';
+    return /^https?:\/\/[^/]/i.test(value) && URL.canParse(value) ? null : FORMS;
   }
   if (value.startsWith('//')) return 'must not be a protocol-relative URL: give the scheme (https://…)';
   if (value.startsWith('/')) return value.includes('\\') || value.split(/[?#]/)[0]!.split('/').includes('..') ? 'must not contain .. segments or backslashes' : null;
-  if (!value.startsWith(LOGO_KEY_PREFIX)) return 'must be an http(s) URL, a path starting with /, or a key under logos/';
   const keyProblem = blobKeyProblem(value);
-  return keyProblem ? `as a storage key ${keyProblem}` : null;
+  if (keyProblem) return `as a storage key ${keyProblem}`;
+  if (value.startsWith(LOGO_KEY_PREFIX)) return null;
+  if (PRIVATE_KEY_PREFIXES.some((prefix) => value.startsWith(prefix))) return `must not name a private storage area (${value.split('/')[0]}/): uploaded logos live under logos/`;
+  return STORAGE_PATH.test(value) ? null : FORMS;
 }
 
 export function isStoredLogoKey(logoPath: string | null | undefined): logoPath is string {
@@ -50,7 +65,8 @@ function isEmptyObject(value: unknown): boolean {
 
 /** The interface description shows `logoPath` as an object given empty: `{}` means "no logo", like null. */
 export const logoPathInput = z.preprocess((value) => (isEmptyObject(value) ? null : value), logoPathString.nullable()).meta({
-  description: 'An http(s) URL, a path starting with /, or a stored logo key (logos/…); null or {} clears the logo. Absent leaves it as it is.',
+  description:
+    'An http(s) URL, a path starting with /, a stored logo key (logos/…), or a storage path bucket/name as OASM stores it (system/logo-<uuid>.png); null or {} clears the logo. Absent leaves it as it is.',
   override: {
     anyOf: [{ type: 'string', minLength: 1, maxLength: MAX_LOGO_PATH_LENGTH }, { type: 'null' }, { type: 'object', maxProperties: 0 }],
   },
@@ -64,7 +80,13 @@ export const updateSystemConfigInput = z.object({ name: name.optional(), logoPat
  */
 export const uploadLogoInput = z
   .object({
-    contentType: z.string({ message: 'must be a string' }).trim().min(1, { message: 'must not be empty' }).max(100, { message: 'must be at most 100 characters' }),
+    contentType: z
+      .string({ message: 'must be a string' })
+      .trim()
+      .min(1, { message: 'must not be empty' })
+      .max(100, { message: 'must be at most 100 characters' })
+      // Not a media type at all (e.g. `__proto__`) is a 400; a media type we do not take is a 415 (service).
+      .regex(/^[\w.+-]+\/[\w.+-]+\s*(;.*)?$/, { message: 'must be a media type such as image/png' }),
     // No length limit here: an oversized logo is a 413, decided by the service, not a 400.
     dataBase64: z.string({ message: 'must be a base64 string' }).min(1, { message: 'must not be empty' }),
   })

@@ -1,9 +1,10 @@
 import { z } from 'zod';
-import { procedure, router } from '../../rest/trpc.js';
+import { router } from '../../rest/trpc.js';
+import { publicProcedure } from '../../rest/procedures.js';
 
 /** Instance-level information; system configuration (name, logo) arrives with its own issue. */
 export const systemRest = router({
-  version: procedure
+  version: publicProcedure
     .meta({ openapi: { method: 'GET', path: '/api/version', tags: ['System'], summary: 'API version', protect: false } })
     .input(z.object({}).strict().optional())
     .output(z.object({ name: z.string(), apiVersion: z.string() }))

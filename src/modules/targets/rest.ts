@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { procedure, router } from '../../rest/trpc.js';
+import { router } from '../../rest/trpc.js';
+import { requestHeaders, workspaceProcedure } from '../../rest/procedures.js';
 import { dateTime, idOutput, idParam, pageSchema } from '../../rest/schemas.js';
-import { requireViewer, requireWorkspaceId } from '../../auth/authz.js';
 import * as targets from './service.js';
 import { createTargetInput, createTargetsInput, listTargetsInput, TARGET_TYPES } from './schemas.js';
 
@@ -35,42 +35,36 @@ const bulkResultSchema = z
   .meta({ id: 'BulkCreateTargetsResponse' });
 
 const tags = ['Targets'];
-const requestHeaders = z.object({ 'x-workspace-id': z.string().optional().meta({ description: 'The workspace to work in (or a wid cookie).' }) });
 
-/** Signed-in check before the input, so anonymous calls get 401, not 400. */
-const signedIn = procedure.use(({ ctx, next }) => {
-  requireViewer(ctx.svc);
-  return next();
-});
 
 export const targetsRest = router({
-  create: signedIn
+  create: workspaceProcedure
     .meta({ successStatus: 201, openapi: { method: 'POST', path: '/api/targets', tags, summary: 'Add a target (domain, IP, CIDR or URL)', requestHeaders } })
     .input(createTargetInput)
     .output(targetSchema)
-    .mutation(({ ctx, input }) => targets.createTarget(ctx.svc, requireWorkspaceId(ctx.svc), input)),
+    .mutation(({ ctx, input }) => targets.createTarget(ctx.svc, ctx.workspaceId, input)),
 
-  createMany: signedIn
+  createMany: workspaceProcedure
     .meta({ openapi: { method: 'POST', path: '/api/targets/bulk', tags, summary: 'Add up to 500 targets; each item reports created, duplicate or invalid', requestHeaders } })
     .input(createTargetsInput)
     .output(bulkResultSchema)
-    .mutation(({ ctx, input }) => targets.createTargets(ctx.svc, requireWorkspaceId(ctx.svc), input)),
+    .mutation(({ ctx, input }) => targets.createTargets(ctx.svc, ctx.workspaceId, input)),
 
-  list: signedIn
+  list: workspaceProcedure
     .meta({ openapi: { method: 'GET', path: '/api/targets', tags, summary: "List the workspace's targets", requestHeaders } })
     .input(listTargetsInput)
     .output(pageSchema(targetSchema))
-    .query(({ ctx, input }) => targets.listTargets(ctx.svc, requireWorkspaceId(ctx.svc), input)),
+    .query(({ ctx, input }) => targets.listTargets(ctx.svc, ctx.workspaceId, input)),
 
-  get: signedIn
+  get: workspaceProcedure
     .meta({ openapi: { method: 'GET', path: '/api/targets/{id}', tags, summary: 'Get one target', requestHeaders } })
     .input(idParam)
     .output(targetSchema)
-    .query(({ ctx, input }) => targets.getTarget(ctx.svc, requireWorkspaceId(ctx.svc), input.id)),
+    .query(({ ctx, input }) => targets.getTarget(ctx.svc, ctx.workspaceId, input.id)),
 
-  delete: signedIn
+  delete: workspaceProcedure
     .meta({ openapi: { method: 'DELETE', path: '/api/targets/{id}', tags, summary: 'Delete a target and its scans', requestHeaders } })
     .input(idParam)
     .output(idOutput)
-    .mutation(({ ctx, input }) => targets.deleteTarget(ctx.svc, requireWorkspaceId(ctx.svc), input.id)),
+    .mutation(({ ctx, input }) => targets.deleteTarget(ctx.svc, ctx.workspaceId, input.id)),
 });

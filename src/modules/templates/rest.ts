@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { procedure, router } from '../../rest/trpc.js';
+import { router } from '../../rest/trpc.js';
+import { requestHeaders, workspaceProcedure } from '../../rest/procedures.js';
 import { dateTime, idOutput, idParam, pageSchema, uuidParam } from '../../rest/schemas.js';
-import { requireViewer, requireWorkspaceId } from '../../auth/authz.js';
 import * as templates from './service.js';
 import { createTemplateInput, listTemplatesInput, MAX_TEMPLATE_BYTES, updateTemplateInput, uploadTemplateInput } from './schemas.js';
 
@@ -47,23 +47,17 @@ const uploadResultSchema = z
   .meta({ id: 'TemplateUploadResult' });
 
 const tags = ['Templates'];
-const workspaceHeader = z.object({ 'x-workspace-id': z.string().optional().meta({ description: 'The workspace to work in (or a wid cookie).' }) });
 
-/** Signed-in check before the input, so anonymous calls get 401, not 400. */
-const signedIn = procedure.use(({ ctx, next }) => {
-  requireViewer(ctx.svc);
-  return next();
-});
 
 /** Static paths first: the first procedure whose path matches serves the request. */
 export const templatesRest = router({
-  list: signedIn
-    .meta({ openapi: { method: 'GET', path: '/api/templates', tags, summary: "List the built-in templates and the workspace's own, with whether each is enabled here", requestHeaders: workspaceHeader } })
+  list: workspaceProcedure
+    .meta({ openapi: { method: 'GET', path: '/api/templates', tags, summary: "List the built-in templates and the workspace's own, with whether each is enabled here", requestHeaders } })
     .input(listTemplatesInput)
     .output(pageSchema(templateSchema))
-    .query(({ ctx, input }) => templates.listTemplates(ctx.svc, requireWorkspaceId(ctx.svc), input)),
+    .query(({ ctx, input }) => templates.listTemplates(ctx.svc, ctx.workspaceId, input)),
 
-  create: signedIn
+  create: workspaceProcedure
     .meta({
       successStatus: 201,
       openapi: {
@@ -71,14 +65,14 @@ export const templatesRest = router({
         path: '/api/templates',
         tags,
         summary: 'Register a template in the workspace (owners); its content comes with POST /api/templates/upload',
-        requestHeaders: workspaceHeader,
+        requestHeaders,
       },
     })
     .input(createTemplateInput)
     .output(templateSchema)
-    .mutation(({ ctx, input }) => templates.createTemplate(ctx.svc, requireWorkspaceId(ctx.svc), input)),
+    .mutation(({ ctx, input }) => templates.createTemplate(ctx.svc, ctx.workspaceId, input)),
 
-  upload: signedIn
+  upload: workspaceProcedure
     .meta({
       openapi: {
         method: 'POST',
@@ -88,7 +82,7 @@ export const templatesRest = router({
         description:
           `The content must be a nuclei template (YAML) the engine can read: id, info.name, info.severity, HTTP requests, valid matchers and extractors; at most ${MAX_TEMPLATE_BYTES} bytes (413 beyond). ` +
           "A 400 lists every problem in `details`, each `field` naming the template field and its line and column. Features the engine does not run come back as `warnings` and stay on the template.",
-        requestHeaders: workspaceHeader,
+        requestHeaders,
         errorResponses: {
           400: 'Not a valid nuclei template (details give the field, line and column of each problem), or not text',
           401: 'Authentication required',
@@ -101,31 +95,31 @@ export const templatesRest = router({
     })
     .input(uploadTemplateInput)
     .output(uploadResultSchema)
-    .mutation(({ ctx, input }) => templates.uploadTemplate(ctx.svc, requireWorkspaceId(ctx.svc), input)),
+    .mutation(({ ctx, input }) => templates.uploadTemplate(ctx.svc, ctx.workspaceId, input)),
 
-  get: signedIn
-    .meta({ openapi: { method: 'GET', path: '/api/templates/{id}', tags, summary: 'Get one template as the workspace sees it, with its content', requestHeaders: workspaceHeader } })
+  get: workspaceProcedure
+    .meta({ openapi: { method: 'GET', path: '/api/templates/{id}', tags, summary: 'Get one template as the workspace sees it, with its content', requestHeaders } })
     .input(idParam)
     .output(templateWithContentSchema)
-    .query(({ ctx, input }) => templates.getTemplate(ctx.svc, requireWorkspaceId(ctx.svc), input.id)),
+    .query(({ ctx, input }) => templates.getTemplate(ctx.svc, ctx.workspaceId, input.id)),
 
-  update: signedIn
+  update: workspaceProcedure
     .meta({
       openapi: {
         method: 'PATCH',
         path: '/api/templates/{id}',
         tags,
         summary: "Rename the workspace's own template, or enable/disable any template for the workspace (owners; built-in templates take only enabled)",
-        requestHeaders: workspaceHeader,
+        requestHeaders,
       },
     })
     .input(updateTemplateInput.extend({ id: uuidParam }))
     .output(templateSchema)
-    .mutation(({ ctx, input: { id, ...patch } }) => templates.updateTemplate(ctx.svc, requireWorkspaceId(ctx.svc), id, patch)),
+    .mutation(({ ctx, input: { id, ...patch } }) => templates.updateTemplate(ctx.svc, ctx.workspaceId, id, patch)),
 
-  delete: signedIn
-    .meta({ openapi: { method: 'DELETE', path: '/api/templates/{id}', tags, summary: "Delete the workspace's own template and its content (owners); its findings stay", requestHeaders: workspaceHeader } })
+  delete: workspaceProcedure
+    .meta({ openapi: { method: 'DELETE', path: '/api/templates/{id}', tags, summary: "Delete the workspace's own template and its content (owners); its findings stay", requestHeaders } })
     .input(idParam)
     .output(idOutput)
-    .mutation(({ ctx, input }) => templates.deleteTemplate(ctx.svc, requireWorkspaceId(ctx.svc), input.id)),
+    .mutation(({ ctx, input }) => templates.deleteTemplate(ctx.svc, ctx.workspaceId, input.id)),
 });

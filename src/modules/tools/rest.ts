@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { procedure, router } from '../../rest/trpc.js';
+import { inspectRequest, requestHeaders, signedInProcedure, workspaceProcedure } from '../../rest/procedures.js';
 import { dateTime, idOutput, idParam, pageSchema, uuidParam } from '../../rest/schemas.js';
-import { requireViewer, requireWorkspaceId } from '../../auth/authz.js';
 import * as tools from './service.js';
 import * as keys from './keys.js';
 import { submitToolResults } from './results.js';
@@ -66,7 +66,6 @@ const reportSchema = z
   .meta({ id: 'ToolResultsReport' });
 
 const tags = ['Tools'];
-const workspaceHeader = z.object({ 'x-workspace-id': z.string().optional().meta({ description: 'The workspace to work in (or a wid cookie).' }) });
 const keyHeaders = z.object({
   'x-workspace-id': z.string().optional().meta({ description: 'The workspace whose key this is (a built-in tool has one key per workspace).' }),
 });
@@ -75,14 +74,11 @@ const submitHeaders = z.object({
   'x-workspace-id': z.string().optional().meta({ description: 'Optional: the workspace the key was made in (another one is refused with 403). Results always land there.' }),
 });
 
-/** Signed-in check before the input, so anonymous calls get 401, not 400. */
-const signedIn = procedure.use(({ ctx, next }) => {
-  requireViewer(ctx.svc);
-  return next();
-});
 
 /** A tool's key instead of a user: checked before the input, so a call without a valid key gets 401. */
-const toolAuthenticated = procedure.use(async ({ ctx, next }) => next({ ctx: { tool: await keys.authenticateToolKey(ctx.svc.deps, keys.toolKeyFromHeaders(ctx.headers)) } }));
+const toolAuthenticated = procedure
+  .use(async ({ ctx, next }) => next({ ctx: { tool: await keys.authenticateToolKey(ctx.svc.deps, keys.toolKeyFromHeaders(ctx.headers)) } }))
+  .use(inspectRequest);
 
 function toRotated({ apiKey, key }: Awaited<ReturnType<typeof keys.rotateToolApiKey>>) {
   return { apiKey, prefix: key.prefix, createdAt: key.createdAt };
@@ -90,17 +86,17 @@ function toRotated({ apiKey, key }: Awaited<ReturnType<typeof keys.rotateToolApi
 
 /** Static paths first: the first procedure whose path matches serves the request. */
 export const toolsRest = router({
-  list: signedIn
-    .meta({ openapi: { method: 'GET', path: '/api/tools', tags, summary: "List the built-in tools and the workspace's own, with whether each is enabled here", requestHeaders: workspaceHeader } })
+  list: workspaceProcedure
+    .meta({ openapi: { method: 'GET', path: '/api/tools', tags, summary: "List the built-in tools and the workspace's own, with whether each is enabled here", requestHeaders } })
     .input(listToolsInput)
     .output(pageSchema(toolSchema))
-    .query(({ ctx, input }) => tools.listTools(ctx.svc, requireWorkspaceId(ctx.svc), input)),
+    .query(({ ctx, input }) => tools.listTools(ctx.svc, ctx.workspaceId, input)),
 
-  register: signedIn
-    .meta({ successStatus: 201, openapi: { method: 'POST', path: '/api/tools', tags, summary: 'Register a custom tool in the workspace (owners)', requestHeaders: workspaceHeader } })
+  register: workspaceProcedure
+    .meta({ successStatus: 201, openapi: { method: 'POST', path: '/api/tools', tags, summary: 'Register a custom tool in the workspace (owners)', requestHeaders } })
     .input(registerToolInput)
     .output(toolSchema)
-    .mutation(({ ctx, input }) => tools.registerTool(ctx.svc, requireWorkspaceId(ctx.svc), input)),
+    .mutation(({ ctx, input }) => tools.registerTool(ctx.svc, ctx.workspaceId, input)),
 
   submitResults: toolAuthenticated
     .meta({
@@ -118,33 +114,33 @@ export const toolsRest = router({
     .output(reportSchema)
     .mutation(({ ctx, input }) => submitToolResults(ctx.svc, ctx.tool, input)),
 
-  get: signedIn
-    .meta({ openapi: { method: 'GET', path: '/api/tools/{id}', tags, summary: 'Get one tool as the workspace sees it', requestHeaders: workspaceHeader } })
+  get: workspaceProcedure
+    .meta({ openapi: { method: 'GET', path: '/api/tools/{id}', tags, summary: 'Get one tool as the workspace sees it', requestHeaders } })
     .input(idParam)
     .output(toolSchema)
-    .query(({ ctx, input }) => tools.getTool(ctx.svc, requireWorkspaceId(ctx.svc), input.id)),
+    .query(({ ctx, input }) => tools.getTool(ctx.svc, ctx.workspaceId, input.id)),
 
-  update: signedIn
+  update: workspaceProcedure
     .meta({
       openapi: {
         method: 'PATCH',
         path: '/api/tools/{id}',
         tags,
         summary: 'Change a custom tool, or enable/disable any tool for the workspace (owners; built-in tools take only enabled)',
-        requestHeaders: workspaceHeader,
+        requestHeaders,
       },
     })
     .input(updateToolInput.extend({ id: uuidParam }))
     .output(toolSchema)
-    .mutation(({ ctx, input: { id, ...patch } }) => tools.updateTool(ctx.svc, requireWorkspaceId(ctx.svc), id, patch)),
+    .mutation(({ ctx, input: { id, ...patch } }) => tools.updateTool(ctx.svc, ctx.workspaceId, id, patch)),
 
-  delete: signedIn
-    .meta({ openapi: { method: 'DELETE', path: '/api/tools/{id}', tags, summary: 'Delete a custom tool and its key (owners)', requestHeaders: workspaceHeader } })
+  delete: workspaceProcedure
+    .meta({ openapi: { method: 'DELETE', path: '/api/tools/{id}', tags, summary: 'Delete a custom tool and its key (owners)', requestHeaders } })
     .input(idParam)
     .output(idOutput)
-    .mutation(({ ctx, input }) => tools.deleteTool(ctx.svc, requireWorkspaceId(ctx.svc), input.id)),
+    .mutation(({ ctx, input }) => tools.deleteTool(ctx.svc, ctx.workspaceId, input.id)),
 
-  getApiKey: signedIn
+  getApiKey: signedInProcedure
     .meta({
       openapi: {
         method: 'GET',
@@ -158,7 +154,7 @@ export const toolsRest = router({
     .output(z.object({ key: keyMetadataSchema.nullable().meta({ description: 'Null when the tool has no key yet.' }) }))
     .query(async ({ ctx, input }) => ({ key: await keys.getToolApiKey(ctx.svc, input.id, ctx.svc.workspaceId) })),
 
-  rotateApiKey: signedIn
+  rotateApiKey: signedInProcedure
     .meta({
       successStatus: 201,
       openapi: {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { procedure, router } from '../../rest/trpc.js';
+import { router } from '../../rest/trpc.js';
+import { requestHeaders, workspaceProcedure } from '../../rest/procedures.js';
 import { dateTime, idParam, pageSchema } from '../../rest/schemas.js';
-import { requireViewer, requireWorkspaceId } from '../../auth/authz.js';
 import * as findings from './service.js';
 import {
   DISMISS_REASONS,
@@ -74,23 +74,17 @@ const triageResultSchema = z
   .meta({ id: 'FindingTriageResult' });
 
 const tags = ['Vulnerabilities'];
-const requestHeaders = z.object({ 'x-workspace-id': z.string().optional().meta({ description: 'The workspace to work in (or a wid cookie).' }) });
 
-/** Signed-in check before the input, so anonymous calls get 401, not 400. */
-const signedIn = procedure.use(({ ctx, next }) => {
-  requireViewer(ctx.svc);
-  return next();
-});
 
 /** The static paths come before /{id}: the first procedure whose path matches serves the request. */
 export const vulnerabilitiesRest = router({
-  statistics: signedIn
+  statistics: workspaceProcedure
     .meta({ openapi: { method: 'GET', path: '/api/vulnerabilities/statistics', tags, summary: 'Open findings per severity, and findings per status', requestHeaders } })
     .input(findingStatisticsInput)
     .output(statisticsSchema)
-    .query(({ ctx, input }) => findings.findingStatistics(ctx.svc, requireWorkspaceId(ctx.svc), input)),
+    .query(({ ctx, input }) => findings.findingStatistics(ctx.svc, ctx.workspaceId, input)),
 
-  dismiss: signedIn
+  dismiss: workspaceProcedure
     .meta({
       openapi: {
         method: 'POST',
@@ -102,9 +96,9 @@ export const vulnerabilitiesRest = router({
     })
     .input(dismissFindingsInput)
     .output(triageResultSchema)
-    .mutation(({ ctx, input }) => findings.dismissFindings(ctx.svc, requireWorkspaceId(ctx.svc), input)),
+    .mutation(({ ctx, input }) => findings.dismissFindings(ctx.svc, ctx.workspaceId, input)),
 
-  reopen: signedIn
+  reopen: workspaceProcedure
     .meta({
       openapi: {
         method: 'POST',
@@ -116,17 +110,17 @@ export const vulnerabilitiesRest = router({
     })
     .input(reopenFindingsInput)
     .output(triageResultSchema)
-    .mutation(({ ctx, input }) => findings.reopenFindings(ctx.svc, requireWorkspaceId(ctx.svc), input)),
+    .mutation(({ ctx, input }) => findings.reopenFindings(ctx.svc, ctx.workspaceId, input)),
 
-  list: signedIn
+  list: workspaceProcedure
     .meta({ openapi: { method: 'GET', path: '/api/vulnerabilities', tags, summary: "List the workspace's findings (open ones unless status says otherwise)", requestHeaders } })
     .input(listFindingsInput)
     .output(pageSchema(findingSchema))
-    .query(({ ctx, input }) => findings.listFindings(ctx.svc, requireWorkspaceId(ctx.svc), input)),
+    .query(({ ctx, input }) => findings.listFindings(ctx.svc, ctx.workspaceId, input)),
 
-  get: signedIn
+  get: workspaceProcedure
     .meta({ openapi: { method: 'GET', path: '/api/vulnerabilities/{id}', tags, summary: 'Get one finding with its history', requestHeaders } })
     .input(idParam)
     .output(findingDetailSchema)
-    .query(({ ctx, input }) => findings.getFinding(ctx.svc, requireWorkspaceId(ctx.svc), input.id)),
+    .query(({ ctx, input }) => findings.getFinding(ctx.svc, ctx.workspaceId, input.id)),
 });

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { procedure, router } from '../../rest/trpc.js';
+import { router } from '../../rest/trpc.js';
+import { requestHeaders, signedInProcedure, workspaceProcedure } from '../../rest/procedures.js';
 import { dateTime, idParam } from '../../rest/schemas.js';
-import { requireViewer, requireWorkspaceId } from '../../auth/authz.js';
 import * as keys from './service.js';
 import { createWorkspaceApiKeyInput, listWorkspaceApiKeysInput } from './schemas.js';
 
@@ -26,55 +26,49 @@ const secretSchema = z
   .meta({ id: 'WorkspaceApiKeySecret' });
 
 const tags = ['Workspace API keys'];
-const workspaceHeader = z.object({ 'x-workspace-id': z.string().optional().meta({ description: 'The workspace (or a wid cookie).' }) });
 
-/** Signed-in check before the input, so anonymous calls get 401, not 400. */
-const signedIn = procedure.use(({ ctx, next }) => {
-  requireViewer(ctx.svc);
-  return next();
-});
 
 /**
  * Registered BEFORE the workspaces router: trpc-to-openapi serves a request with the first procedure whose
  * path matches, and `GET /api/workspaces/{id}` would otherwise take `/api/workspaces/api-key(s)` (and 400 on the uuid).
  */
 export const workspaceApiKeysRest = router({
-  current: signedIn
+  current: workspaceProcedure
     .meta({
       openapi: {
         method: 'GET',
         path: '/api/workspaces/api-key',
         tags,
         summary: "The workspace's current API key (the newest valid one): metadata only, never the secret (owners)",
-        requestHeaders: workspaceHeader,
+        requestHeaders,
       },
     })
     .input(z.object({}).strict().optional())
     .output(z.object({ key: keySchema.nullable().meta({ description: 'Null when the workspace has no valid key.' }) }))
-    .query(async ({ ctx }) => ({ key: await keys.getCurrentWorkspaceApiKey(ctx.svc, requireWorkspaceId(ctx.svc)) })),
+    .query(async ({ ctx }) => ({ key: await keys.getCurrentWorkspaceApiKey(ctx.svc, ctx.workspaceId) })),
 
-  list: signedIn
-    .meta({ openapi: { method: 'GET', path: '/api/workspaces/api-keys', tags, summary: "The workspace's API keys, newest first (owners)", requestHeaders: workspaceHeader } })
+  list: workspaceProcedure
+    .meta({ openapi: { method: 'GET', path: '/api/workspaces/api-keys', tags, summary: "The workspace's API keys, newest first (owners)", requestHeaders } })
     .input(listWorkspaceApiKeysInput)
     .output(z.array(keySchema))
-    .query(({ ctx, input }) => keys.listWorkspaceApiKeys(ctx.svc, requireWorkspaceId(ctx.svc), input)),
+    .query(({ ctx, input }) => keys.listWorkspaceApiKeys(ctx.svc, ctx.workspaceId, input)),
 
-  create: signedIn
+  create: workspaceProcedure
     .meta({
       successStatus: 201,
-      openapi: { method: 'POST', path: '/api/workspaces/api-keys', tags, summary: 'Make a named API key, shown once (owners)', requestHeaders: workspaceHeader },
+      openapi: { method: 'POST', path: '/api/workspaces/api-keys', tags, summary: 'Make a named API key, shown once (owners)', requestHeaders },
     })
     .input(createWorkspaceApiKeyInput)
     .output(secretSchema)
-    .mutation(({ ctx, input }) => keys.createWorkspaceApiKey(ctx.svc, requireWorkspaceId(ctx.svc), input)),
+    .mutation(({ ctx, input }) => keys.createWorkspaceApiKey(ctx.svc, ctx.workspaceId, input)),
 
-  revoke: signedIn
-    .meta({ openapi: { method: 'DELETE', path: '/api/workspaces/api-keys/{id}', tags, summary: 'Revoke an API key: it stops working at once (owners)', requestHeaders: workspaceHeader } })
+  revoke: workspaceProcedure
+    .meta({ openapi: { method: 'DELETE', path: '/api/workspaces/api-keys/{id}', tags, summary: 'Revoke an API key: it stops working at once (owners)', requestHeaders } })
     .input(idParam)
     .output(keySchema)
-    .mutation(({ ctx, input }) => keys.revokeWorkspaceApiKey(ctx.svc, requireWorkspaceId(ctx.svc), input.id)),
+    .mutation(({ ctx, input }) => keys.revokeWorkspaceApiKey(ctx.svc, ctx.workspaceId, input.id)),
 
-  rotate: signedIn
+  rotate: signedInProcedure
     .meta({
       successStatus: 201,
       openapi: {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { procedure, router } from '../../rest/trpc.js';
+import { router } from '../../rest/trpc.js';
+import { requestHeaders, signedInProcedure, workspaceProcedure } from '../../rest/procedures.js';
 import { dateTime, idOutput, idParam, pageSchema, uuidParam } from '../../rest/schemas.js';
-import { requireViewer, requireWorkspaceId } from '../../auth/authz.js';
 import * as workspaces from './service.js';
 import * as members from './members.js';
 import { addMemberInput, createWorkspaceInput, listWorkspacesInput, setArchivedInput, updateMemberInput, updateWorkspaceInput } from './schemas.js';
@@ -36,69 +36,63 @@ const workspaceSchema = z
 
 const tags = ['Workspaces'];
 
-/** Every workspace route needs a signed-in caller: checked before the input, so anonymous calls get 401, not 400. */
-const signedIn = procedure.use(({ ctx, next }) => {
-  requireViewer(ctx.svc);
-  return next();
-});
-const workspaceHeader = z.object({ 'x-workspace-id': z.string().optional() });
 
 export const workspacesRest = router({
-  list: signedIn
+  list: signedInProcedure
     .meta({ openapi: { method: 'GET', path: '/api/workspaces', tags, summary: 'List the workspaces the caller belongs to' } })
     .input(listWorkspacesInput)
     .output(pageSchema(workspaceSchema))
     .query(({ ctx, input }) => workspaces.listWorkspaces(ctx.svc, input)),
 
-  create: signedIn
+  create: signedInProcedure
     .meta({ successStatus: 201, openapi: { method: 'POST', path: '/api/workspaces', tags, summary: 'Create a workspace (the caller becomes its owner)' } })
     .input(createWorkspaceInput)
     .output(workspaceSchema)
     .mutation(({ ctx, input }) => workspaces.createWorkspace(ctx.svc, input)),
 
-  listMembers: signedIn
-    .meta({ openapi: { method: 'GET', path: '/api/workspaces/members', tags, summary: 'List the members of the workspace named by X-Workspace-Id', requestHeaders: workspaceHeader } })
+  listMembers: workspaceProcedure
+    .meta({ openapi: { method: 'GET', path: '/api/workspaces/members', tags, summary: 'List the members of the workspace named by X-Workspace-Id', requestHeaders } })
     .input(z.object({}).strict().optional())
     .output(z.array(memberSchema))
-    .query(({ ctx }) => members.listMembers(ctx.svc, requireWorkspaceId(ctx.svc))),
+    .query(({ ctx }) => members.listMembers(ctx.svc, ctx.workspaceId)),
 
-  updateMember: signedIn
-    .meta({ openapi: { method: 'PATCH', path: '/api/workspaces/members/{memberId}', tags, summary: "Change a member's role", requestHeaders: workspaceHeader } })
+  updateMember: workspaceProcedure
+    .meta({ openapi: { method: 'PATCH', path: '/api/workspaces/members/{memberId}', tags, summary: "Change a member's role", requestHeaders } })
     .input(updateMemberInput.extend({ memberId: uuidParam }))
     .output(memberSchema)
-    .mutation(({ ctx, input: { memberId, ...patch } }) => members.updateMemberRole(ctx.svc, requireWorkspaceId(ctx.svc), memberId, patch)),
+    .mutation(({ ctx, input: { memberId, ...patch } }) => members.updateMemberRole(ctx.svc, ctx.workspaceId, memberId, patch)),
 
-  removeMember: signedIn
-    .meta({ openapi: { method: 'DELETE', path: '/api/workspaces/members/{memberId}', tags, summary: 'Remove a member (or leave)', requestHeaders: workspaceHeader } })
+  removeMember: workspaceProcedure
+    .meta({ openapi: { method: 'DELETE', path: '/api/workspaces/members/{memberId}', tags, summary: 'Remove a member (or leave)', requestHeaders } })
     .input(z.object({ memberId: uuidParam }).strict())
     .output(idOutput)
-    .mutation(({ ctx, input }) => members.removeMember(ctx.svc, requireWorkspaceId(ctx.svc), input.memberId)),
+    .mutation(({ ctx, input }) => members.removeMember(ctx.svc, ctx.workspaceId, input.memberId)),
 
-  get: signedIn
+  get: signedInProcedure
     .meta({ openapi: { method: 'GET', path: '/api/workspaces/{id}', tags, summary: 'Get one workspace' } })
     .input(idParam)
     .output(workspaceSchema)
     .query(({ ctx, input }) => workspaces.getWorkspace(ctx.svc, input.id)),
 
-  update: signedIn
+  update: signedInProcedure
     .meta({ openapi: { method: 'PATCH', path: '/api/workspaces/{id}', tags, summary: 'Update name, description and discovery settings' } })
     .input(updateWorkspaceInput.extend({ id: uuidParam }))
     .output(workspaceSchema)
     .mutation(({ ctx, input: { id, ...patch } }) => workspaces.updateWorkspace(ctx.svc, id, patch)),
 
-  delete: signedIn
+  delete: signedInProcedure
     .meta({ openapi: { method: 'DELETE', path: '/api/workspaces/{id}', tags, summary: 'Delete a workspace and everything in it' } })
     .input(idParam)
     .output(idOutput)
     .mutation(({ ctx, input }) => workspaces.deleteWorkspace(ctx.svc, input.id)),
 
-  setArchived: signedIn
+  setArchived: signedInProcedure
     .meta({ openapi: { method: 'PATCH', path: '/api/workspaces/{id}/archived', tags, summary: 'Archive or unarchive a workspace' } })
     .input(setArchivedInput.extend({ id: uuidParam }))
     .output(workspaceSchema)
     .mutation(({ ctx, input: { id, ...body } }) => workspaces.setWorkspaceArchived(ctx.svc, id, body)),
 
-  addMember: signedIn
+  addMember: signedInProcedure
     .meta({ successStatus: 201, openapi: { method: 'POST', path: '/api/workspaces/{id}/members', tags, summary: 'Add an existing user by email' } })
     .input(addMemberInput.extend({ id: uuidParam }))
     .output(memberSchema)

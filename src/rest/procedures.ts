@@ -1,0 +1,54 @@
+import { z } from 'zod';
+import { isUuid, requireAdmin, requireViewer, requireWorkspaceId } from '../auth/authz.js';
+import { NotFoundError } from '../errors.js';
+import { inputProblem } from './inspect-input.js';
+import { middleware, procedure } from './trpc.js';
+
+/**
+ * The REST edge, defined once. Every module builds its procedures from these, so the order is the same
+ * everywhere: who you are (401/403), which workspace (400/404), whether the request is well-formed JSON
+ * (400), and only then the operation's own input schema (400 naming the field). tRPC runs middlewares and
+ * the input parser in the order they are chained, so the gates sit before `.input()`.
+ */
+
+/** `X-Workspace-Id` as the OpenAPI document shows it; workspace-scoped operations put it in `meta.openapi.requestHeaders`. */
+export const requestHeaders = z.object({
+  'x-workspace-id': z.string().optional().meta({ description: 'The workspace to work in (or a `wid` cookie). A value that is not a workspace of yours answers 404.' }),
+});
+
+/**
+ * The well-formedness checks every operation shares, after the gates (so anonymous callers get 401 whatever
+ * they sent). A procedure with a gate of its own (a tool's API key) chains `.use(gate).use(inspectRequest)`.
+ */
+export const inspectRequest = middleware(async ({ ctx, getRawInput, next }) => {
+  // The body was inspected as sent (handler.ts); the input adds the query string and path parameters.
+  const problem = ctx.bodyProblem ?? inputProblem(await getRawInput());
+  if (problem) throw problem;
+  return next();
+});
+
+const signedIn = middleware(({ ctx, next }) => {
+  requireViewer(ctx.svc);
+  return next();
+});
+
+const admin = middleware(({ ctx, next }) => {
+  requireAdmin(ctx.svc);
+  return next();
+});
+
+/** The workspace named by X-Workspace-Id (or the wid cookie), in context; an id that cannot exist is a 404, as for any other stranger's workspace. */
+export const resolveWorkspace = middleware(({ ctx, next }) => {
+  const workspaceId = requireWorkspaceId(ctx.svc);
+  if (!isUuid(workspaceId)) throw new NotFoundError('Workspace');
+  return next({ ctx: { workspaceId } });
+});
+
+/** No authentication (sign-up, sign-in, public metadata). */
+export const publicProcedure = procedure.use(inspectRequest);
+/** Any signed-in caller (session, personal API token or workspace API key). */
+export const signedInProcedure = procedure.use(signedIn).use(inspectRequest);
+/** Instance administrators only: anonymous callers get 401 and users 403, whatever they sent. */
+export const adminProcedure = procedure.use(admin).use(inspectRequest);
+/** Signed in and scoped to the workspace of X-Workspace-Id: `ctx.workspaceId` is a well-formed id. */
+export const workspaceProcedure = procedure.use(signedIn).use(resolveWorkspace).use(inspectRequest);
