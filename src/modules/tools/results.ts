@@ -62,7 +62,7 @@ function messageOf(error: unknown): string {
  */
 async function targetWorkspace(ctx: ServiceContext, caller: AuthenticatedTool) {
   const { tool, workspaceId } = caller;
-  if (ctx.workspaceId && ctx.workspaceId !== workspaceId) throw new ForbiddenError("A tool's key submits to the workspace it was made in only");
+  if (ctx.workspaceId && ctx.workspaceId.toLowerCase() !== workspaceId) throw new ForbiddenError("A tool's key submits to the workspace it was made in only");
   const workspace = await ctx.deps.prisma.workspace.findUnique({
     where: { id: workspaceId },
     select: { id: true, isAutoEnableAssetAfterDiscovered: true, toolSettings: { where: { toolId: tool.id }, select: { enabled: true } } },
