@@ -1,5 +1,6 @@
+import { GraphQLError } from 'graphql';
 import type { ServiceContext } from '../context.js';
-import { UnauthenticatedError } from '../errors.js';
+import { AppError, UnauthenticatedError } from '../errors.js';
 import { resolveViewer } from '../modules/accounts/service.js';
 
 /**
@@ -17,15 +18,17 @@ interface Credentials {
   onSignedOut?: () => void;
 }
 
-const credentialsOf = new WeakMap<ServiceContext, Credentials>();
+/** A symbol key: yoga copies the context object it is given (so a WeakMap on it misses), and copies this along. */
+const CREDENTIALS = Symbol('credentials');
+type WithCredentials = ServiceContext & { [CREDENTIALS]?: Credentials };
 
 /** The context builder records how each operation authenticated, for the re-checks below. */
 export function rememberCredentials(ctx: ServiceContext, credentials: Credentials): void {
-  credentialsOf.set(ctx, credentials);
+  (ctx as WithCredentials)[CREDENTIALS] = credentials;
 }
 
 async function reauthorize(ctx: ServiceContext, recheck: () => Promise<unknown>): Promise<void> {
-  const credentials = credentialsOf.get(ctx);
+  const credentials = (ctx as WithCredentials)[CREDENTIALS];
   if (credentials && ctx.viewer) {
     const viewer = await resolveViewer(ctx.deps, credentials.headers);
     if (!viewer || viewer.id !== ctx.viewer.id) {
@@ -74,6 +77,8 @@ export function recheckedEachEvent<T>(
         }
       } catch (error) {
         await end();
+        // Thrown mid-stream, the error skips yoga's masking: give it its code here (graphql-ws keeps extensions).
+        if (error instanceof AppError) throw new GraphQLError(error.message, { extensions: { code: error.code } });
         throw error;
       }
       return result;
