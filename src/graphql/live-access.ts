@@ -1,6 +1,5 @@
-import { GraphQLError } from 'graphql';
 import type { ServiceContext } from '../context.js';
-import { AppError, UnauthenticatedError } from '../errors.js';
+import { UnauthenticatedError } from '../errors.js';
 import { resolveViewer } from '../modules/accounts/service.js';
 
 /**
@@ -77,8 +76,7 @@ export function recheckedEachEvent<T>(
         }
       } catch (error) {
         await end();
-        // Thrown mid-stream, the error skips yoga's masking: give it its code here (graphql-ws keeps extensions).
-        if (error instanceof AppError) throw new GraphQLError(error.message, { extensions: { code: error.code } });
+        // Yoga's error masking sees it like a resolver's: expected errors keep their message and code.
         throw error;
       }
       return result;
