@@ -229,3 +229,37 @@ describe('cross-instance fan-out through Redis', () => {
     expect(back.data.workspaceEvents.type).toBe('workspace.updated');
   });
 });
+
+describe('scanUpdated re-checks access before each update', () => {
+  let app: TestApp;
+  beforeAll(async () => {
+    // No workers: the scan waits in PENDING until the owner cancels it, which is the one update we watch.
+    app = await startTestApp({ WORKERS: 'false', SCAN_ALLOWED_NETWORKS: '127.0.0.0/8' });
+  });
+  afterAll(async () => {
+    await app?.stop();
+  });
+
+  it('a member removed while watching a scan gets NOT_FOUND instead of its next update', async () => {
+    const api = clientFor(app);
+    const owner = await api.signUp('Scan owner');
+    const member = await api.signUp('Scan watcher');
+    const workspace = await workspaceOf(api, owner);
+    const membership = await api.addMember(owner, workspace.id, member);
+    const target = await api.api('POST', '/api/v1/api/targets', { as: owner, workspaceId: workspace.id, body: { value: '127.0.0.1' } });
+    expect(target.status).toBe(201);
+    const scan = await api.api('POST', '/api/v1/api/scans', { as: owner, workspaceId: workspace.id, body: { targetId: target.body.id } });
+    expect(scan.status).toBe(201);
+
+    const SCAN_UPDATED = 'subscription($id: ID!) { scanUpdated(id: $id) { databaseId status } }';
+    const operation = socket(app, member.token).subscribe(SCAN_UPDATED, { id: Buffer.from(`Scan:${scan.body.id}`).toString('base64') });
+    await waitFor(() => operation.results.length > 0 || operation.error, { what: 'the current state' });
+    expect(operation.results).toEqual([{ data: { scanUpdated: { databaseId: scan.body.id, status: 'PENDING' } } }]);
+
+    expect((await api.api('DELETE', `/api/v1/api/workspaces/members/${membership.id}`, { as: owner, workspaceId: workspace.id })).status).toBe(200);
+    expect((await api.api('POST', `/api/v1/api/scans/${scan.body.id}/cancel`, { as: owner, workspaceId: workspace.id })).status).toBe(200);
+    const errors = await settled(operation);
+    expect(errors).toEqual([expect.objectContaining({ message: 'Scan not found', extensions: { code: 'NOT_FOUND' } })]);
+    expect(operation.results).toHaveLength(1);
+  });
+});
