@@ -8,6 +8,7 @@ import { resolveViewer } from '../modules/accounts/service.js';
  * re-proves both before it is sent: the credentials the operation came with still name the same user, and
  * the subscription's own access check (a service call) still passes.
  */
+
 /** The websocket close code for a socket whose session ended (graphql-ws's Forbidden). */
 export const CLOSE_SESSION_ENDED = 4403;
 
