@@ -10,7 +10,10 @@ import { createServiceContext, type AppDeps, type ServiceContext } from './conte
 import { createRuntime } from './runtime.js';
 import { startWorkers } from './workers.js';
 import { resolveViewer } from './modules/accounts/service.js';
-import { createGraphQLServer, attachWebSocket } from './graphql/server.js';
+import { createGraphQLServer } from './graphql/server.js';
+import { attachWebSocket } from './graphql/websocket.js';
+import { graphiqlEnabled, serveGraphiQLAssets } from './graphql/graphiql.js';
+import { createCorsPolicy } from './http/cors.js';
 import { createRestHandler, sendError, toHeaders } from './rest/handler.js';
 import { buildOpenApiDocument } from './rest/openapi.js';
 import { serveDocs } from './rest/docs.js';
@@ -66,6 +69,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   const { log, db } = deps;
   if (env.WORKERS) await startWorkers(deps);
   const metrics = createMetrics(db);
+  const cors = createCorsPolicy(env);
 
   async function buildContext(headers: Headers, req?: IncomingMessage): Promise<ServiceContext> {
     return createServiceContext(deps, {
@@ -95,6 +99,8 @@ export async function createApp(options: AppOptions): Promise<App> {
   let shuttingDown = false;
 
   async function route(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
+    // Cross-origin headers, preflights and cross-site writes, for every route alike (src/http/cors.ts).
+    if (cors.handle(req, res)) return;
     if (path === '/health') return sendJson(res, 200, { status: 'ok' });
     if (path === '/ready') {
       try {
@@ -120,6 +126,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     // The assistant's reply as server-sent events: a stream, which the JSON-only REST handler cannot answer.
     if (path === AGENT_STREAM_ROUTE && req.method === 'POST') return serveAgentStream(await buildContext(toHeaders(req), req), req, res, env.BODY_LIMIT_BYTES);
     if (path.startsWith('/api/v1/')) return rest(req, res);
+    if (graphiqlEnabled(env) && serveGraphiQLAssets(path, req, res)) return;
     if (path === '/graphql') return void (await yoga.handle(req, res, { req }));
     sendError(res, errorBody(new AppError('NOT_FOUND', `No route ${req.method} ${path}`)));
   }
@@ -151,7 +158,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   /** Responses not yet finished: at shutdown they are told to close their connection. */
   const inFlight = new Set<ServerResponse>();
   const server = createServer(handle);
-  const socket = attachWebSocket(server, yoga);
+  const socket = attachWebSocket(server, yoga, { deps, cors });
 
   let stopping: Promise<void> | undefined;
   async function stop(): Promise<void> {

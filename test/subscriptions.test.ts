@@ -100,16 +100,62 @@ describe('workspaceEvents over graphql-ws', () => {
     expect(operation.results.filter((result) => result.data)).toEqual([]);
   });
 
-  it('refuses an unauthenticated or forged socket with UNAUTHENTICATED', async () => {
+  it('closes an unauthenticated or forged socket at connection_init (4403), before any operation runs', async () => {
     const owner = await client.signUp('Owner');
     const workspace = await workspaceOf(client, owner);
     for (const token of [undefined, 'forged-token']) {
-      const operation = socket(server, token).subscribe(EVENTS, { workspaceId: workspace.globalId });
-      const errors = await settled(operation);
-      expect(errors, String(token)).toHaveLength(1);
-      expect(errors[0]).toMatchObject({ extensions: { code: 'UNAUTHENTICATED' } });
-      expect(operation.results.filter((result) => result.data)).toEqual([]);
+      const ws = socket(server, token);
+      const operation = ws.subscribe(EVENTS, { workspaceId: workspace.globalId });
+      await settled(operation);
+      expect(ws.closes, String(token)).toEqual([{ code: 4403, reason: 'Forbidden' }]);
+      expect(operation.results).toEqual([]);
     }
+  });
+
+  it('ends the subscription of a member removed from the workspace: no event after the removal', async () => {
+    const owner = await client.signUp('Owner');
+    const member = await client.signUp('Member');
+    const workspace = await workspaceOf(client, owner);
+    const membership = await client.addMember(owner, workspace.id, member);
+    const memberOp = socket(server, member.token).subscribe(EVENTS, { workspaceId: workspace.globalId });
+    let n = 0;
+    const patch = async () => {
+      n += 1;
+      expect((await client.api('PATCH', `/api/v1/api/workspaces/${workspace.id}`, { as: owner, body: { name: `Before ${n}` } })).status).toBe(200);
+    };
+    await writeUntilEvent(memberOp, patch);
+    const seenBefore = memberOp.results.length;
+
+    const removed = await client.api('DELETE', `/api/v1/api/workspaces/members/${membership.id}`, { as: owner, workspaceId: workspace.id });
+    expect(removed.status).toBe(200);
+    expect((await client.api('PATCH', `/api/v1/api/workspaces/${workspace.id}`, { as: owner, body: { name: 'After removal' } })).status).toBe(200);
+    const errors = await settled(memberOp);
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatchObject({ message: 'Workspace not found', extensions: { code: 'NOT_FOUND' } });
+    expect(memberOp.results).toHaveLength(seenBefore);
+  });
+
+  it('closes the socket of a user who signed out (4403) when the next event comes', async () => {
+    const owner = await client.signUp('Owner');
+    const workspace = await workspaceOf(client, owner);
+    const ws = socket(server, owner.token);
+    const operation = ws.subscribe(EVENTS, { workspaceId: workspace.globalId });
+    const second = await client.api('POST', '/api/v1/api/auth/sign-in/email', { body: { email: owner.email, password: 'correct horse battery' } });
+    expect(second.status).toBe(200);
+    // A second session of the same user writes: signing out ends only the socket's session.
+    const writer = { token: second.body.token as string };
+    let n = 0;
+    await writeUntilEvent(operation, async () => {
+      n += 1;
+      expect((await client.api('PATCH', `/api/v1/api/workspaces/${workspace.id}`, { as: writer, body: { name: `Live ${n}` } })).status).toBe(200);
+    });
+    const seenBefore = operation.results.length;
+
+    expect((await client.api('POST', '/api/v1/api/auth/sign-out', { as: owner })).status).toBe(200);
+    expect((await client.api('PATCH', `/api/v1/api/workspaces/${workspace.id}`, { as: writer, body: { name: 'After sign-out' } })).status).toBe(200);
+    await waitFor(() => ws.closes.length > 0, { what: 'the socket to close' });
+    expect(ws.closes[0]).toEqual({ code: 4403, reason: 'Session ended' });
+    expect(operation.results).toHaveLength(seenBefore);
   });
 
   it('applies the depth and alias limits (and reports bad documents) without closing the socket', async () => {
@@ -181,5 +227,39 @@ describe('cross-instance fan-out through Redis', () => {
       expect((await b.api('PATCH', `/api/v1/api/workspaces/${workspace.id}`, { as: owner, body: { description: 'via B' } })).status).toBe(200);
     });
     expect(back.data.workspaceEvents.type).toBe('workspace.updated');
+  });
+});
+
+describe('scanUpdated re-checks access before each update', () => {
+  let app: TestApp;
+  beforeAll(async () => {
+    // No workers: the scan waits in PENDING until the owner cancels it, which is the one update we watch.
+    app = await startTestApp({ WORKERS: 'false', SCAN_ALLOWED_NETWORKS: '127.0.0.0/8' });
+  });
+  afterAll(async () => {
+    await app?.stop();
+  });
+
+  it('a member removed while watching a scan gets NOT_FOUND instead of its next update', async () => {
+    const api = clientFor(app);
+    const owner = await api.signUp('Scan owner');
+    const member = await api.signUp('Scan watcher');
+    const workspace = await workspaceOf(api, owner);
+    const membership = await api.addMember(owner, workspace.id, member);
+    const target = await api.api('POST', '/api/v1/api/targets', { as: owner, workspaceId: workspace.id, body: { value: '127.0.0.1' } });
+    expect(target.status).toBe(201);
+    const scan = await api.api('POST', '/api/v1/api/scans', { as: owner, workspaceId: workspace.id, body: { targetId: target.body.id } });
+    expect(scan.status).toBe(201);
+
+    const SCAN_UPDATED = 'subscription($id: ID!) { scanUpdated(id: $id) { databaseId status } }';
+    const operation = socket(app, member.token).subscribe(SCAN_UPDATED, { id: Buffer.from(`Scan:${scan.body.id}`).toString('base64') });
+    await waitFor(() => operation.results.length > 0 || operation.error, { what: 'the current state' });
+    expect(operation.results).toEqual([{ data: { scanUpdated: { databaseId: scan.body.id, status: 'PENDING' } } }]);
+
+    expect((await api.api('DELETE', `/api/v1/api/workspaces/members/${membership.id}`, { as: owner, workspaceId: workspace.id })).status).toBe(200);
+    expect((await api.api('POST', `/api/v1/api/scans/${scan.body.id}/cancel`, { as: owner, workspaceId: workspace.id })).status).toBe(200);
+    const errors = await settled(operation);
+    expect(errors).toEqual([expect.objectContaining({ message: 'Scan not found', extensions: { code: 'NOT_FOUND' } })]);
+    expect(operation.results).toHaveLength(1);
   });
 });

@@ -1,19 +1,26 @@
-import type { IncomingMessage, Server } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import { GraphQLError } from 'graphql';
 import { PothosValidationError } from '@pothos/core';
 import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
-import { WebSocketServer } from 'ws';
-import { useServer } from 'graphql-ws/use/ws';
-import type { DocumentNode, ExecutionArgs, ValidationContext } from 'graphql';
+import type { WebSocket } from 'ws';
+import type { ValidationContext } from 'graphql';
 import { schema } from './schema.js';
 import type { AppDeps, ServiceContext } from '../context.js';
 import { AppError } from '../errors.js';
+import { graphiqlEnabled, renderLocalGraphiQL } from './graphiql.js';
+import { CLOSE_SESSION_ENDED, rememberCredentials } from './live-access.js';
+import { useAnonymousIntrospection, useJsonOperationsOnly, useNodesLimit } from './request-rules.js';
+
+/** `nodes(ids:)` looks up every id: a bound on the work one field can ask for. */
+export const MAX_NODES_IDS = 100;
 
 export interface YogaServerContext {
   req?: IncomingMessage;
   /** Set for websocket operations: graphql-ws's connection_init payload. */
   connectionParams?: Record<string, unknown>;
+  /** Set for websocket operations: the socket, closed when its session ends. */
+  socket?: WebSocket;
 }
 
 export interface GraphQLServerOptions {
@@ -79,7 +86,10 @@ export function createGraphQLServer({ deps, buildContext, plugins }: GraphQLServ
     schema,
     graphqlEndpoint: '/graphql',
     landingPage: false,
-    graphiql: { title: 'Perimeter GraphQL', subscriptionsProtocol: 'WS' },
+    graphiql: graphiqlEnabled(env) ? { title: 'Perimeter GraphQL', subscriptionsProtocol: 'WS' } : false,
+    renderGraphiQL: renderLocalGraphiQL,
+    // CORS is decided once for every route by src/http/cors.ts, before yoga sees the request.
+    cors: false,
     maskedErrors: { maskError },
     logging: {
       debug: (...args) => deps.log.debug({ args }, 'yoga'),
@@ -87,64 +97,29 @@ export function createGraphQLServer({ deps, buildContext, plugins }: GraphQLServ
       warn: (...args) => deps.log.warn({ args }, 'yoga'),
       error: (...args) => deps.log.error({ args }, 'yoga'),
     },
-    context: async ({ request, req, connectionParams }) => {
+    context: async ({ request, req, connectionParams, socket }) => {
       const headers = connectionParams ? headersForSocket(connectionParams, req) : request.headers;
-      return buildContext(headers, req);
+      const ctx = await buildContext(headers, req);
+      // Subscriptions re-check these credentials on each event (live-access.ts); a socket whose session ended is closed.
+      rememberCredentials(ctx, { headers, onSignedOut: socket ? () => socket.close(CLOSE_SESSION_ENDED, 'Session ended') : undefined });
+      return ctx;
     },
     plugins: [
       // Depth, alias, cost and token limits, checked at validation: before any resolver, over HTTP and websocket.
       EnvelopArmorPlugin({
         maxDepth: { n: env.GRAPHQL_MAX_DEPTH, ignoreIntrospection: true, exposeLimits: true, ...reportAsValidationError },
-        maxAliases: { n: env.GRAPHQL_MAX_ALIASES, exposeLimits: true, ...reportAsValidationError },
+        // allowList [] : armor exempts `__typename` aliases by default, so `a1: __typename … a9999: __typename` went uncounted.
+        maxAliases: { n: env.GRAPHQL_MAX_ALIASES, allowList: [], exposeLimits: true, ...reportAsValidationError },
         costLimit: { maxCost: env.GRAPHQL_MAX_COST, exposeLimits: true, ...reportAsValidationError },
         maxTokens: { n: 5000, exposeLimits: true },
         maxDirectives: { n: 50, exposeLimits: true, ...reportAsValidationError },
         blockFieldSuggestion: { enabled: env.NODE_ENV === 'production' },
       }),
+      useJsonOperationsOnly(),
+      // Unset: anonymous introspection except in production (signed-in users may always introspect).
+      useAnonymousIntrospection(env.GRAPHQL_INTROSPECTION ?? env.NODE_ENV !== 'production'),
+      useNodesLimit(MAX_NODES_IDS),
       ...plugins,
     ],
   });
-}
-
-/** graphql-ws on the same HTTP server and path, through yoga's own pipeline (plugins, limits, context). */
-export function attachWebSocket(server: Server, yoga: YogaServerInstance<YogaServerContext, ServiceContext>) {
-  const wss = new WebSocketServer({ server, path: '/graphql' });
-  type RootValue = { execute: (args: ExecutionArgs) => unknown; subscribe: (args: ExecutionArgs) => unknown };
-  const disposable = useServer(
-    {
-      execute: (args) => (args.rootValue as RootValue).execute(args) as never,
-      subscribe: (args) => (args.rootValue as RootValue).subscribe(args) as never,
-      onSubscribe: async (ctx, _id, params) => {
-        const { schema, execute, subscribe, contextFactory, parse, validate } = yoga.getEnveloped({
-          ...ctx,
-          req: ctx.extra.request,
-          socket: ctx.extra.socket,
-          connectionParams: ctx.connectionParams ?? {},
-          params,
-        });
-        // A document that does not parse or validate is answered with an `error` message for this operation;
-        // thrown out of onSubscribe it would close the whole socket (4500) and every other subscription on it.
-        let document: DocumentNode;
-        try {
-          document = parse(params.query);
-          const errors = validate(schema, document);
-          if (errors.length) return errors;
-        } catch (error) {
-          if (error instanceof GraphQLError) return [error];
-          throw error;
-        }
-        // Context (the viewer lookup) only for an operation that passed validation, as over HTTP.
-        return {
-          schema,
-          operationName: params.operationName,
-          document,
-          variableValues: params.variables,
-          contextValue: await contextFactory(),
-          rootValue: { execute, subscribe },
-        };
-      },
-    },
-    wss,
-  );
-  return { wss, dispose: () => disposable.dispose() };
 }

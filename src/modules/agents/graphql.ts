@@ -1,4 +1,5 @@
 import { builder } from '../../graphql/builder.js';
+import { rechecked } from '../../graphql/live-access.js';
 import { MUTATION_ERRORS } from '../../graphql/errors.js';
 import type { AgentDeltaEvent } from '../../pubsub.js';
 import { WorkspaceRef } from '../workspaces/graphql.js';
@@ -187,16 +188,20 @@ builder.mutationFields((t) => ({
 builder.subscriptionFields((t) => ({
   messageAdded: t.field({
     type: MessageRef,
-    description: 'Each message stored in the conversation (questions and complete replies). Access is checked when subscribing.',
+    description: 'Each message stored in the conversation (questions and complete replies). Access is checked when subscribing and again before each message.',
     args: { conversationId: t.arg.globalID({ required: true, for: [ConversationRef] }) },
-    subscribe: (_root, args, ctx) => conversations.subscribeToMessages(ctx, args.conversationId.id),
+    subscribe: (_root, args, ctx) =>
+      rechecked(ctx, conversations.subscribeToMessages(ctx, args.conversationId.id), () => conversations.findOwnConversation(ctx, args.conversationId.id)),
     resolve: (message) => message,
   }),
   messageDelta: t.field({
     type: MessageDeltaRef,
-    description: 'Partials of replies as they are produced: text, tool calls and their results, errors. Access is checked when subscribing.',
+    description: 'Partials of replies as they are produced: text, tool calls and their results, errors. Access is checked when subscribing and again before each partial.',
     args: { conversationId: t.arg.globalID({ required: true, for: [ConversationRef] }) },
-    subscribe: (_root, args, ctx) => conversations.subscribeToDeltas(ctx, args.conversationId.id),
+    subscribe: (_root, args, ctx) =>
+      rechecked(ctx, conversations.subscribeToDeltas(ctx, args.conversationId.id), () => conversations.findOwnConversation(ctx, args.conversationId.id), {
+        reuseForMs: 1000,
+      }),
     resolve: (delta) => delta,
   }),
 }));

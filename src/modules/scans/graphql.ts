@@ -1,4 +1,5 @@
 import { builder } from '../../graphql/builder.js';
+import { rechecked } from '../../graphql/live-access.js';
 import { MUTATION_ERRORS } from '../../graphql/errors.js';
 import { TargetRef } from '../targets/graphql.js';
 import { STEP_NAMES } from '../../scanner/index.js';
@@ -121,9 +122,9 @@ builder.mutationFields((t) => ({
 builder.subscriptionFields((t) => ({
   scanUpdated: t.field({
     type: ScanRef,
-    description: 'The scan now, then each time its status, progress or counters change, until it ends. Access is checked when subscribing.',
+    description: 'The scan now, then each time its status, progress or counters change, until it ends. Access is checked when subscribing and again before each update.',
     args: { id: t.arg.globalID({ required: true, for: [ScanRef] }) },
-    subscribe: (_root, args, ctx) => scans.subscribeToScan(ctx, args.id.id),
+    subscribe: (_root, args, ctx) => rechecked(ctx, scans.subscribeToScan(ctx, args.id.id), () => scans.getScan(ctx, args.id.id)),
     resolve: (scan) => scan,
   }),
 }));

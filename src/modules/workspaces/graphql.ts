@@ -1,4 +1,5 @@
 import { builder } from '../../graphql/builder.js';
+import { rechecked } from '../../graphql/live-access.js';
 import { MUTATION_ERRORS } from '../../graphql/errors.js';
 import { can } from '../../auth/authz.js';
 import { UserRef } from '../accounts/graphql.js';
@@ -200,9 +201,9 @@ const WorkspaceEventRef = builder.objectRef<{ type: string; workspaceId: string;
 builder.subscriptionFields((t) => ({
   workspaceEvents: t.field({
     type: WorkspaceEventRef,
-    description: 'Events of one workspace, for dashboards. Membership is checked when subscribing.',
+    description: 'Events of one workspace, for dashboards. Membership is checked when subscribing and again before each event.',
     args: { workspaceId: t.arg.globalID({ required: true, for: [WorkspaceRef] }) },
-    subscribe: (_root, args, ctx) => workspaceEvents(ctx, args.workspaceId.id),
+    subscribe: (_root, args, ctx) => rechecked(ctx, workspaceEvents(ctx, args.workspaceId.id), () => workspaces.getWorkspace(ctx, args.workspaceId.id)),
     resolve: (event) => event,
   }),
 }));
