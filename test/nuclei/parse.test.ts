@@ -361,7 +361,7 @@ colour: blue
     expect(r.errors).toEqual([]);
     const re = r.template!.requests[0].matchers[0].regex[0];
     expect(re.test('Version 12')).toBe(true);
-    expect(re.exec('Version 12')?.groups?.v).toBe('12');
+    expect((re.exec('Version 12') as RegExpExecArray | null)?.groups?.v).toBe('12');
     expect(re.test('12 trailing')).toBe(false);
   });
 });
