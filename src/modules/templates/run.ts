@@ -183,10 +183,14 @@ function senderFor(web: WebObservation, deps: TemplateScanDeps): { send: HttpSen
  * The engine's request clustering, kept on this side of the worker threads (each template runs in a task of its
  * own): a request several templates make on one endpoint is sent once; a template's own repeat is sent again.
  */
-function clustered(send: HttpSender, stats: Pick<TemplateScanSummary, 'requestsSent' | 'requestsSaved'>) {
+function clustered(send: HttpSender, stats: Pick<TemplateScanSummary, 'requestsSent' | 'requestsSaved'>, enabled: boolean) {
   const cache = new Map<string, { owner: string; promise: Promise<HttpSendResponse> }>();
   return (owner: string): HttpSender =>
     (request) => {
+      if (!enabled) {
+        stats.requestsSent += 1;
+        return send(request);
+      }
       const key = clusterKey(request);
       const hit = cache.get(key);
       if (hit && hit.owner !== owner) {
@@ -249,7 +253,7 @@ export async function runTemplatesOnWeb(templates: readonly RunnableTemplate[], 
       if (!failures.has(templateId)) failures.set(templateId, failure);
     };
     const { send, close } = senderFor(endpoint, deps);
-    const sendAs = deps.cluster === false ? () => send : clustered(send, summary);
+    const sendAs = clustered(send, summary, deps.cluster ?? true);
     try {
       const perTemplate = await mapBounded(runnable, deps.templateConcurrency ?? 4, async (template) => {
         // Warnings stream in while the template runs: one cut off later must not keep an earlier request failure.
