@@ -12,6 +12,7 @@
  */
 import dns from 'node:dns';
 import net from 'node:net';
+import ipaddr from 'ipaddr.js';
 
 /** Loopback only: the safe allow-list for tests and local development. */
 export const LOOPBACK_NETWORKS: readonly string[] = ['127.0.0.0/8', '::1/128'];
@@ -117,14 +118,22 @@ export function createScopeGuard(options: ScopeGuardOptions): ScopeGuard {
 
   function check(ip: string): ScopeDecision {
     const address = normalizeAddress(ip);
-    // IPv4 embedded in IPv6 (::ffff:a.b.c.d, NAT64 64:ff9b::a.b.c.d) reaches the IPv4 host, so judge it as that host.
-    const effective = embeddedIPv4(address) ?? address;
-    const family = net.isIPv4(effective) ? 'ipv4' : 'ipv6';
-    if (allowList.check(effective, family)) {
-      return { allowed: true, address: ip, allowedBy: allowedNetworks.find((cidr) => cidrContains(cidr, effective)) };
+    // An IPv6 address of a transition mechanism (mapped, SIIT, NAT64, 6to4, Teredo) reaches the IPv4 host it
+    // embeds, so it is judged as that host: 2002:7f00:1:: is loopback, 2002:a9fe:a9fe:: the metadata service.
+    const embedded = embeddedIPv4(address);
+    const candidates = embedded ? [embedded.ipv4, address] : [address];
+    for (const candidate of candidates) {
+      if (allowList.check(candidate, net.isIPv4(candidate) ? 'ipv4' : 'ipv6')) {
+        return { allowed: true, address: ip, allowedBy: allowedNetworks.find((cidr) => cidrContains(cidr, candidate)) };
+      }
     }
-    for (const range of blockLists) {
-      if (range.list.check(effective, family)) return { allowed: false, address: ip, range: range.cidr, label: range.label };
+    for (const candidate of candidates) {
+      const family = net.isIPv4(candidate) ? 'ipv4' : 'ipv6';
+      for (const range of blockLists) {
+        if (!range.list.check(candidate, family)) continue;
+        const label = candidate === address ? range.label : `${range.label}, embedded in this ${embedded!.via} address`;
+        return { allowed: false, address: ip, range: range.cidr, label };
+      }
     }
     return { allowed: true, address: ip };
   }
@@ -229,35 +238,41 @@ function normalizeAddress(ip: string): string {
   return (zone === -1 ? bare : bare.slice(0, zone)).toLowerCase();
 }
 
-/** The IPv4 address inside an IPv4-mapped (::ffff:0:0/96) or NAT64 (64:ff9b::/96) IPv6 address. */
-function embeddedIPv4(address: string): string | undefined {
-  if (!net.isIPv6(address)) return undefined;
-  const groups = expandIPv6(address);
-  const mapped = groups.slice(0, 5).every((g) => g === 0) && groups[5] === 0xffff;
-  const nat64 = groups[0] === 0x64 && groups[1] === 0xff9b && groups.slice(2, 6).every((g) => g === 0);
-  if (!mapped && !nat64) return undefined;
-  return [groups[6] >> 8, groups[6] & 0xff, groups[7] >> 8, groups[7] & 0xff].join('.');
+interface EmbeddedIPv4 {
+  ipv4: string;
+  /** The transition mechanism, for messages. */
+  via: string;
 }
 
-/** Eight 16-bit groups of a valid IPv6 address (handles `::` and a dotted IPv4 tail). */
-function expandIPv6(address: string): number[] {
-  let text = address;
-  const lastColon = text.lastIndexOf(':');
-  const tail = text.slice(lastColon + 1);
-  if (tail.includes('.')) {
-    const [a, b, c, d] = tail.split('.').map(Number);
-    text = `${text.slice(0, lastColon + 1)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+/**
+ * The IPv4 address an IPv6 address of a transition mechanism carries (ipaddr.js names the ranges):
+ * IPv4-mapped ::ffff:a.b.c.d and SIIT ::ffff:0:a.b.c.d, NAT64 64:ff9b::/96 and local-use 64:ff9b:1::/48 in the
+ * last 32 bits, 6to4 2002::/16 in bits 16-47, Teredo 2001::/32 the client's address, inverted, in the last 32 bits.
+ */
+function embeddedIPv4(address: string): EmbeddedIPv4 | undefined {
+  if (!net.isIPv6(address)) return undefined;
+  const parsed = ipaddr.IPv6.parse(address);
+  const [, second, third, , , , seventh, eighth] = parsed.parts;
+  const fromWords = (high: number, low: number) => ipaddr.fromByteArray([high >> 8, high & 0xff, low >> 8, low & 0xff]).toString();
+  switch (parsed.range()) {
+    case 'ipv4Mapped':
+      return { ipv4: fromWords(seventh, eighth), via: 'IPv4-mapped (::ffff:0:0/96)' };
+    case 'rfc6145':
+      return { ipv4: fromWords(seventh, eighth), via: 'SIIT (::ffff:0:0:0/96)' };
+    case 'rfc6052':
+      return { ipv4: fromWords(seventh, eighth), via: third === 0 ? 'NAT64 (64:ff9b::/96)' : 'local-use NAT64 (64:ff9b:1::/48)' };
+    case '6to4':
+      return { ipv4: fromWords(second, third), via: '6to4 (2002::/16)' };
+    case 'teredo':
+      return { ipv4: fromWords(~seventh & 0xffff, ~eighth & 0xffff), via: 'Teredo (2001::/32)' };
+    default:
+      return undefined;
   }
-  const [head, rest] = text.split('::');
-  const headGroups = head ? head.split(':') : [];
-  const restGroups = rest === undefined ? [] : rest ? rest.split(':') : [];
-  const missing = 8 - headGroups.length - restGroups.length;
-  return [...headGroups, ...Array<string>(rest === undefined ? 0 : missing).fill('0'), ...restGroups].map((g) => parseInt(g, 16));
 }
 
 /** The narrowest allow-list entry that would admit `address` (its embedded IPv4, if it has one). */
 function singleAddressCidr(address: string): string {
   const bare = stripBrackets(address).split('%')[0].toLowerCase();
-  const effective = embeddedIPv4(bare) ?? bare;
+  const effective = embeddedIPv4(bare)?.ipv4 ?? bare;
   return `${effective}/${net.isIPv4(effective) ? 32 : 128}`;
 }

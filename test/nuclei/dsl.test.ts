@@ -69,6 +69,34 @@ describe('DSL operators', () => {
   });
 });
 
+describe('DSL regexes have RE2 semantics (Go regexp, as nuclei)', () => {
+  it('accepts Go syntax JS lacks: mid-pattern and scoped flags, \\z, POSIX classes', () => {
+    expect(ev("regex('a(?i)bc', 'aBC')")).toBe(true);
+    expect(ev("regex('a(?i)bc', 'ABC')")).toBe(false);
+    expect(ev("regex('(?i:ab)c', 'ABc')")).toBe(true);
+    expect(ev("regex('(?i:ab)c', 'ABC')")).toBe(false);
+    expect(ev("regex('^[[:digit:]]+\\\\z', '123')")).toBe(true);
+    expect(ev("'Server: nginx' =~ '(?i)NGINX'")).toBe(true);
+  });
+
+  it('expands replace_regex templates like Go: ${n}, $name, $1x is a (missing) group named 1x, $$ is a dollar', () => {
+    expect(ev("replace_regex('v1.2', '(?P<major>[0-9]+)\\\\.([0-9]+)', '$major-${2}')")).toBe('v1-2');
+    expect(ev("replace_regex('ab', '(a)', '$1x')")).toBe('b');
+    expect(ev("replace_regex('ab', '(a)', '${1}x')")).toBe('axb');
+    expect(ev("replace_regex('ab', 'a', '$$')")).toBe('$b');
+  });
+
+  it('answers a catastrophic-backtracking pattern in linear time', () => {
+    const body = `${'a'.repeat(100_000)}!`;
+    expect(ev("regex('^(a+)+$', body)", { body })).toBe(false);
+  });
+
+  it('refuses what RE2 refuses (back-references, look-arounds) as an evaluation error', () => {
+    expect(() => ev("regex('(a)\\\\1', 'aa')")).toThrow(/back-references are not valid RE2 syntax/);
+    expect(() => ev("regex('a(?=b)', 'ab')")).toThrow(/look-around assertions are not valid RE2 syntax/);
+  });
+});
+
 describe('DSL helper functions', () => {
   it('string helpers', () => {
     expect(ev("contains('Hello World', 'World')")).toBe(true);

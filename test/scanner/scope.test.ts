@@ -74,6 +74,61 @@ describe('default block list', () => {
   });
 });
 
+describe('IPv6 transition prefixes are judged by the IPv4 address they embed', () => {
+  it.each([
+    // 6to4 2002::/16: the IPv4 address in bits 16-47
+    ['2002:7f00:1::', '127.0.0.0/8', 'loopback'],
+    ['2002:7f00:0001:0:0:0:0:1', '127.0.0.0/8', 'loopback'],
+    ['2002:a9fe:a9fe::1', '169.254.169.254/32', 'cloud metadata'],
+    ['2002:a00:1::', '10.0.0.0/8', 'private network'],
+    ['2002:c0a8:101::', '192.168.0.0/16', 'private network'],
+    // Teredo 2001::/32: the client's address, inverted, in the last 32 bits (server 65.54.227.120 in bits 32-63)
+    ['2001:0:4136:e378:8000:63bf:80ff:fffe', '127.0.0.0/8', 'loopback'],
+    ['2001:0:4136:e378::f5ff:fffe', '10.0.0.0/8', 'private network'],
+    ['2001::5601:5601', '169.254.169.254/32', 'cloud metadata'],
+    // NAT64 64:ff9b::/96 and local-use NAT64 64:ff9b:1::/48: the last 32 bits
+    ['64:ff9b::7f00:1', '127.0.0.0/8', 'loopback'],
+    ['64:ff9b::10.0.0.1', '10.0.0.0/8', 'private network'],
+    ['64:ff9b:1::a9fe:a9fe', '169.254.169.254/32', 'cloud metadata'],
+    ['64:ff9b:1:2:3:4:c0a8:1', '192.168.0.0/16', 'private network'],
+    // SIIT ::ffff:0:a.b.c.d (and IPv4-mapped ::ffff:a.b.c.d)
+    ['::ffff:0:127.0.0.1', '127.0.0.0/8', 'loopback'],
+    ['::ffff:0:a9fe:a9fe', '169.254.169.254/32', 'cloud metadata'],
+    ['::ffff:0:172.16.0.1', '172.16.0.0/12', 'private network'],
+  ])('refuses %s (embeds an address in %s)', (ip, range, label) => {
+    const decision = closedGuard.check(ip);
+    expect(decision).toMatchObject({ allowed: false, range, label: expect.stringContaining(label) });
+    expect(() => closedGuard.assertAddressAllowed(ip)).toThrow(ScopeError);
+  });
+
+  it('names the mechanism and the IPv4 network to allow in the error', () => {
+    expect(() => closedGuard.assertAddressAllowed('2002:7f00:1::')).toThrow(/2002:7f00:1:: is out of scan scope: it is in 127\.0\.0\.0\/8 \(loopback, embedded in this 6to4 \(2002::\/16\) address\).*e\.g\. 127\.0\.0\.1\/32/);
+    expect(closedGuard.check('2001::5601:5601')).toMatchObject({ label: expect.stringContaining('Teredo') });
+    expect(closedGuard.check('::ffff:0:7f00:1')).toMatchObject({ label: expect.stringContaining('SIIT') });
+    expect(closedGuard.check('64:ff9b:1::7f00:1')).toMatchObject({ label: expect.stringContaining('local-use NAT64') });
+  });
+
+  it.each([
+    ['2002:5db8:d70e::1', '93.184.215.14'],
+    ['2002:101:101::', '1.1.1.1'],
+    ['2001:0:4136:e378:8000:63bf:f7f7:f7f7', '8.8.8.8'],
+    ['64:ff9b::808:808', '8.8.8.8'],
+    ['64:ff9b:1::101:101', '1.1.1.1'],
+    ['::ffff:0:8.8.8.8', '8.8.8.8'],
+  ])('follows the public rule for %s (embeds public %s)', (ip) => {
+    expect(closedGuard.check(ip)).toEqual({ allowed: true, address: ip });
+  });
+
+  it('lets SCAN_ALLOWED_NETWORKS admit them, by the embedded IPv4 network or by the IPv6 prefix itself', () => {
+    expect(loopbackGuard.check('2002:7f00:1::')).toEqual({ allowed: true, address: '2002:7f00:1::', allowedBy: '127.0.0.0/8' });
+    expect(loopbackGuard.check('64:ff9b::7f00:1')).toMatchObject({ allowed: true, allowedBy: '127.0.0.0/8' });
+    expect(loopbackGuard.isAllowed('2002:a00:1::')).toBe(false);
+    const nat64 = createScopeGuard({ allowedNetworks: ['64:ff9b:1::/48'] });
+    expect(nat64.check('64:ff9b:1::a00:1')).toEqual({ allowed: true, address: '64:ff9b:1::a00:1', allowedBy: '64:ff9b:1::/48' });
+    expect(nat64.isAllowed('64:ff9b::a00:1')).toBe(false);
+  });
+});
+
 describe('allowed networks', () => {
   it('override the block list, and only for what they cover', () => {
     expect(loopbackGuard.check('127.0.0.1')).toEqual({ allowed: true, address: '127.0.0.1', allowedBy: '127.0.0.0/8' });

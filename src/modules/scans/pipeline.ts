@@ -87,6 +87,7 @@ export function createScanRunner(deps: AppDeps) {
         limiter: combine(instanceLimiter, scanLimiter),
         templates,
         builtinChecks: !disabled.has('checks'),
+        templateBudgetMs: env.TEMPLATE_BUDGET_MS,
       }))!;
     } catch (error) {
       if (isPermanent(error) || attempt >= env.SCAN_STEP_RETRIES) {

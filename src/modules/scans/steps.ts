@@ -36,6 +36,8 @@ export interface StepContext {
   templates?: () => Promise<RunnableTemplate[]>;
   /** False when the workspace switched the built-in checks tool off (templates may still run). */
   builtinChecks?: boolean;
+  /** Wall-clock budget of one template on one endpoint (TEMPLATE_BUDGET_MS). */
+  templateBudgetMs?: number;
 }
 
 
@@ -125,7 +127,7 @@ export const STEP_RUNNERS = {
       builtinChecks
         ? runStep('checks', { web, certificates, timeoutMs: ctx.options.timeoutMs }, { guard: ctx.guard, limiter: ctx.limiter })
         : { observations: [], errors: [] },
-      runTemplatesOnWeb(templates, web, { guard: ctx.guard, limiter: ctx.limiter, timeoutMs: ctx.options.timeoutMs }),
+      runTemplatesOnWeb(templates, web, { guard: ctx.guard, limiter: ctx.limiter, timeoutMs: ctx.options.timeoutMs, budgetMs: ctx.templateBudgetMs }),
     ]);
     return {
       findings: [...(builtin.observations as FindingObservation[]), ...nuclei.findings],

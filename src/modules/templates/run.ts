@@ -2,11 +2,11 @@ import { mapBounded } from '../../concurrency.js';
 import net from 'node:net';
 import {
   createNodeHttpSender,
-  createRunStats,
-  runTemplatesDetailed,
+  runTemplateTask,
   type HttpSender,
+  type HttpSendRequest,
+  type HttpSendResponse,
   type NucleiTemplate,
-  type RunStats,
   type TemplateResult,
 } from '../../scanner/nuclei/index.js';
 import {
@@ -27,6 +27,9 @@ import {
  * Every connection goes through the scan's scope guard: the endpoint's own host name is pinned to the address
  * the http step probed (as the built-in checks dial it), anything else (a redirect elsewhere) is resolved and
  * judged by the guard at connect time. Requests go through the per-host limiter.
+ *
+ * Each template runs against each endpoint as a task of the template worker pool (src/scanner/nuclei/
+ * template-pool.ts): matching happens off the API's event loop, within a time budget; requests come back here.
  */
 
 export interface RunnableTemplate {
@@ -44,6 +47,8 @@ export interface TemplateScanDeps {
   endpointConcurrency?: number;
   /** Templates of one endpoint run at once. */
   templateConcurrency?: number;
+  /** Wall-clock budget of one template on one endpoint (TEMPLATE_BUDGET_MS); past it the template is cut off. */
+  budgetMs?: number;
   signal?: AbortSignal;
 }
 
@@ -81,6 +86,8 @@ export const TEMPLATE_OUTPUT_LIMITS = {
 } as const;
 
 export const TEMPLATE_FINDING_SOURCE = 'nuclei';
+
+export const DEFAULT_TEMPLATE_BUDGET_MS = 10_000;
 
 /** Run-time warnings that mean a request (or the whole template) did not get an answer; see engine.ts. */
 const FAILURE_WARNING = /^(request \S+ \S+ failed: |template failed: )/;
@@ -172,55 +179,125 @@ function senderFor(web: WebObservation, deps: TemplateScanDeps): { send: HttpSen
   return { send, close: () => sender.destroy() };
 }
 
+/**
+ * The engine's request clustering, kept on this side of the worker threads (each template runs in a task of its
+ * own): a request several templates make on one endpoint is sent once; a template's own repeat is sent again.
+ */
+function clustered(send: HttpSender, stats: Pick<TemplateScanSummary, 'requestsSent' | 'requestsSaved'>, enabled: boolean) {
+  const cache = new Map<string, { owner: string; promise: Promise<HttpSendResponse> }>();
+  return (owner: string): HttpSender =>
+    (request) => {
+      if (!enabled) {
+        stats.requestsSent += 1;
+        return send(request);
+      }
+      const key = clusterKey(request);
+      const hit = cache.get(key);
+      if (hit && hit.owner !== owner) {
+        stats.requestsSaved += 1;
+        return hit.promise;
+      }
+      stats.requestsSent += 1;
+      // The signal is the requesting template's: a template cut off at its budget must not cancel the shared answer.
+      const promise = send({ ...request, signal: undefined });
+      cache.set(key, { owner, promise });
+      promise.catch(() => {
+        if (cache.get(key)?.promise === promise) cache.delete(key);
+      });
+      return abortable(promise, request.signal);
+    };
+}
+
+function clusterKey(request: HttpSendRequest): string {
+  const headers = Object.entries(request.headers)
+    .map(([name, value]) => [name.toLowerCase(), value])
+    .sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  const { method, url, body, followRedirects, maxRedirects, sameHostRedirectsOnly, maxBodyBytes } = request;
+  return JSON.stringify([method, url, headers, body ?? null, followRedirects, maxRedirects, sameHostRedirectsOnly ?? false, maxBodyBytes ?? null]);
+}
+
+function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return promise;
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(Object.assign(new Error('request cancelled'), { code: 'ABORT_ERR' }));
+    if (signal.aborted) return onAbort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
+
+interface TemplateFailure {
+  code: 'TEMPLATE_REQUEST_FAILED' | 'TEMPLATE_BUDGET_EXCEEDED';
+  message: string;
+}
 
 interface EndpointOutcome {
   asset: AssetRef;
   results: TemplateResult[];
-  /** templateId → the first failure warning. */
-  failures: Map<string, string>;
+  /** templateId → why the template did not run to the end on this endpoint (the first failure). */
+  failures: Map<string, TemplateFailure>;
 }
 
 /** Runs every template against every endpoint; the result is deterministic in order whatever finished first. */
 export async function runTemplatesOnWeb(templates: readonly RunnableTemplate[], web: readonly WebObservation[], deps: TemplateScanDeps): Promise<TemplateScanResult> {
   const runnable = templates.map((entry) => entry.template).filter((template) => !template.skip);
   const checkIds = [...new Set(runnable.map((template) => template.id))].sort();
-  const stats: RunStats = createRunStats();
   const summary: TemplateScanSummary = { templates: runnable.length, endpoints: web.length, requestsSent: 0, requestsSaved: 0, requestsFailed: 0, truncated: 0 };
   if (!runnable.length || !web.length) return { findings: [], errors: [], checkIds, summary };
+  const budgetMs = deps.budgetMs ?? DEFAULT_TEMPLATE_BUDGET_MS;
 
   const outcomes = await mapBounded(web, deps.endpointConcurrency ?? 4, async (endpoint): Promise<EndpointOutcome> => {
     const asset = webAssetRef(endpoint);
-    const failures = new Map<string, string>();
+    const failures = new Map<string, TemplateFailure>();
+    const fail = (templateId: string, failure: TemplateFailure) => {
+      if (!failures.has(templateId)) failures.set(templateId, failure);
+    };
     const { send, close } = senderFor(endpoint, deps);
+    const sendAs = clustered(send, summary, deps.cluster ?? true);
     try {
-      const output = await runTemplatesDetailed(
-        runnable,
-        { baseUrl: endpoint.url },
-        {
-          send,
-          cluster: deps.cluster ?? true,
-          stats,
+      const perTemplate = await mapBounded(runnable, deps.templateConcurrency ?? 4, async (template) => {
+        // Warnings stream in while the template runs: one cut off later must not keep an earlier request failure.
+        const outcome = await runTemplateTask({
+          template,
+          baseUrl: endpoint.url,
+          send: sendAs(template.id),
+          budgetMs,
           timeoutMs: deps.timeoutMs,
-          concurrency: deps.templateConcurrency ?? 4,
           signal: deps.signal,
           onWarning: (warning) => {
-            if (FAILURE_WARNING.test(warning.message) && !failures.has(warning.templateId)) failures.set(warning.templateId, warning.message);
+            if (FAILURE_WARNING.test(warning.message)) fail(template.id, { code: 'TEMPLATE_REQUEST_FAILED', message: warning.message });
           },
-        },
-      );
-      return { asset, results: output.results, failures };
+        });
+        switch (outcome.status) {
+          case 'done':
+            summary.requestsFailed += outcome.requestsFailed;
+            return outcome.results;
+          case 'over-budget':
+            failures.set(template.id, {
+              code: 'TEMPLATE_BUDGET_EXCEEDED',
+              message: `template stopped: it ran past its time budget of ${budgetMs} ms on this endpoint (TEMPLATE_BUDGET_MS); its results were dropped`,
+            });
+            return [];
+          case 'aborted':
+            fail(template.id, { code: 'TEMPLATE_REQUEST_FAILED', message: 'template stopped: the scan step was stopped' });
+            return [];
+          case 'failed':
+            fail(template.id, { code: 'TEMPLATE_REQUEST_FAILED', message: `template failed: ${outcome.message}` });
+            return [];
+        }
+      });
+      return { asset, results: perTemplate.flat(), failures };
     } finally {
       close();
     }
   });
-  Object.assign(summary, { requestsSent: stats.requestsSent, requestsSaved: stats.requestsSaved, requestsFailed: stats.requestsFailed });
 
   const limits = TEMPLATE_OUTPUT_LIMITS;
   const findings: FindingObservation[] = [];
   const errors: StepError[] = [];
   for (const { asset, results, failures } of outcomes) {
-    for (const [templateId, message] of failures) {
-      errors.push({ code: 'TEMPLATE_REQUEST_FAILED', message: bounded(message, limits.errorMessage), target: `${templateId} ${asset.key}` });
+    for (const [templateId, { code, message }] of failures) {
+      errors.push({ code, message: bounded(message, limits.errorMessage), target: `${templateId} ${asset.key}` });
     }
     const perTemplate = new Map<string, number>();
     for (const result of results) {
@@ -230,7 +307,7 @@ export async function runTemplatesOnWeb(templates: readonly RunnableTemplate[], 
         summary.truncated += 1;
         // Not everything this pair found is stored: it must not count as "ran clean" (which would fix findings).
         if (!failures.has(result.templateId)) {
-          failures.set(result.templateId, 'truncated');
+          failures.set(result.templateId, { code: 'TEMPLATE_REQUEST_FAILED', message: 'truncated' });
           errors.push({ code: 'TEMPLATE_RESULTS_TRUNCATED', message: 'more results than a scan step keeps; the rest were dropped', target: `${result.templateId} ${asset.key}` });
         }
         continue;

@@ -15,7 +15,7 @@
 import { createHash, createHmac, randomInt } from 'node:crypto';
 import zlib from 'node:zlib';
 import { byteLength, decodeBytes, encodeString } from './bytes.js';
-import { compileGoRegex, globalCopy } from './goregex.js';
+import { compileGoRegex, replaceAllGo, type GoRegex } from './goregex.js';
 import { goJson } from './jq.js';
 import { mmh3Signed } from './mmh3.js';
 import { compareVersions } from './versions.js';
@@ -823,18 +823,7 @@ function htmlUnescape(s: string): string {
   });
 }
 
-function goReplacement(repl: string): string {
-  // Go: $1, ${1}, ${name}; JS: $1, $<name>. Escape other '$' usages.
-  return repl.replace(/\$(\{([A-Za-z0-9_]+)\}|([0-9]+)|([A-Za-z_][A-Za-z0-9_]*)|\$)?/g, (whole, _g, braced, digits, named) => {
-    if (whole === '$$') return '$$';
-    const ref = braced ?? digits ?? named;
-    if (ref === undefined) return '$$';
-    if (/^[0-9]+$/.test(ref)) return `$${ref}`;
-    return `$<${ref}>`;
-  });
-}
-
-function regexOrThrow(pattern: string): RegExp {
+function regexOrThrow(pattern: string): GoRegex {
   const re = compileGoRegex(pattern);
   if (!re.regex) throw new DslEvalError(`invalid regex '${pattern}': ${re.error}`);
   return re.regex;
@@ -879,7 +868,7 @@ def('repeat', 2, 2, ([s, n]) => {
   return S(s).repeat(count);
 });
 def('replace', 3, 3, ([s, a, b]) => checkSize(S(s).split(S(a)).join(S(b))));
-def('replace_regex', 3, 3, ([s, p, r]) => S(s).replace(globalCopy(regexOrThrow(S(p))), goReplacement(S(r))));
+def('replace_regex', 3, 3, ([s, p, r]) => checkSize(replaceAllGo(regexOrThrow(S(p)), S(s), S(r))));
 def('trim', 2, 2, ([s, c]) => trimChars(S(s), S(c), true, true));
 def('trim_left', 2, 2, ([s, c]) => trimChars(S(s), S(c), true, false));
 def('trim_right', 2, 2, ([s, c]) => trimChars(S(s), S(c), false, true));

@@ -14,7 +14,7 @@
  *  - cookies set by responses are sent with the template's later requests (unless `disable-cookie`)
  *
  * Safety choices (documented behaviour, not nuclei's):
- *  - a block containing a matcher we cannot evaluate (xpath, untranslatable regex, unknown DSL helper, interactsh)
+ *  - a block containing a matcher we cannot evaluate (xpath, a regex RE2 refuses, unknown DSL helper, interactsh)
  *    never matches: guessing could produce false positives; the parser already warned, the run warns again
  *  - network errors produce no event (no matcher runs on an empty response)
  *  - requests to another origin than the target (absolute URLs in templates) are skipped unless allowed
@@ -320,7 +320,8 @@ function extractOne(e: Extractor, scope: DslScope): string[] {
       if (item === undefined) return out;
       for (const re of e.regex) {
         for (const m of findAll(re, item)) {
-          if (m.length > e.group && m[e.group] !== undefined) add(m[e.group]);
+          const value = m[e.group];
+          if (value !== undefined) add(value);
         }
       }
       return out;

@@ -30,7 +30,8 @@ export {
 export { compareVersions, parseVersion } from './versions.js';
 export { murmur3x86_32, mmh3Signed } from './mmh3.js';
 export { decodeBytes, decodeBody, encodeString, byteLength } from './bytes.js';
-export { compileGoRegex, translateGoRegex } from './goregex.js';
+export { compileGoRegex, type GoRegex } from './goregex.js';
 export { compileJq, runJq } from './jq.js';
+export { runTemplateTask, type TemplateTask, type TemplateTaskOutcome } from './template-pool.js';
 export type * from './types.js';
 export { SEVERITIES } from './types.js';

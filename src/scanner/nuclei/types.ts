@@ -6,6 +6,7 @@
  * a database or the network by itself.
  */
 import type { DslNode } from './dsl.js';
+import type { GoRegex } from './goregex.js';
 import type { JqProgram } from './jq.js';
 
 export type Severity = 'info' | 'low' | 'medium' | 'high' | 'critical' | 'unknown';
@@ -69,8 +70,8 @@ export interface Matcher {
   internal: boolean;
   matchAll: boolean;
   words: string[];
-  /** Compiled (Go RE2 syntax translated to JS) regexes, same order as the template. */
-  regex: RegExp[];
+  /** Compiled (RE2, as Go and nuclei) regexes, same order as the template. */
+  regex: GoRegex[];
   regexSource: string[];
   status: number[];
   size: number[];
@@ -95,7 +96,7 @@ export interface Extractor {
   internal: boolean;
   group: number;
   caseInsensitive: boolean;
-  regex: RegExp[];
+  regex: GoRegex[];
   regexSource: string[];
   kval: string[];
   json: JqProgram[];
