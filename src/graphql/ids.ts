@@ -34,11 +34,11 @@ export function parseId(value: string): ParsedId | null {
   }
 }
 
-function describeExpected(type: { name: string } | null): string {
+type TypeRef = { name: string } | null;
+
+function describeExpected(type: TypeRef): string {
   return type ? `a ${type.name} id: its global id (\`id\`) or its UUID (\`databaseId\`)` : 'a UUID';
 }
-
-type TypeRef = { name: string } | null;
 
 /**
  * The UUID an id argument names. `type` is the node type the argument is for (a ref, so a renamed type cannot

@@ -1,6 +1,6 @@
 import { PothosValidationError } from '@pothos/core';
 import { resolveNodes } from '@pothos/plugin-relay';
-import type { GraphQLResolveInfo } from 'graphql';
+import { isAbstractType, type GraphQLResolveInfo } from 'graphql';
 import { builder, type GraphQLContext } from './builder.js';
 import { parseId } from './ids.js';
 
@@ -11,15 +11,17 @@ import { parseId } from './ids.js';
  */
 const NodeInterface = builder.nodeInterfaceRef();
 
+/** The types implementing Node, read from the schema so a new node type needs no list kept here. */
 function nodeTypeNames(info: GraphQLResolveInfo): string[] {
-  return info.schema.getPossibleTypes(info.schema.getType('Node') as never).map((type) => type.name);
+  const node = info.schema.getType('Node');
+  return isAbstractType(node) ? info.schema.getPossibleTypes(node).map((type) => type.name) : [];
 }
 
 async function resolveNode(value: string | number, ctx: GraphQLContext, info: GraphQLResolveInfo): Promise<unknown> {
   const parsed = parseId(String(value));
   const types = nodeTypeNames(info);
   if (!parsed || (parsed.typename !== null && !types.includes(parsed.typename))) {
-    throw new PothosValidationError(`Invalid id: ${String(value)} is neither the global id of a Node (its \`id\`) nor a UUID (its \`databaseId\`)`);
+    throw new PothosValidationError("Invalid id: neither the global id of a Node (its `id`) nor a UUID (its `databaseId`)");
   }
   // A UUID names no type: ask each (a primary-key read apiece, through each type's visibility rule); UUIDs do not collide.
   const candidates = parsed.typename ? [parsed.typename] : types;
