@@ -71,6 +71,7 @@ describe('conversations over REST', () => {
     expect(created.status).toBe(201);
     expect(created.body).toEqual({
       id: expect.any(String),
+      nodeId: globalId('Conversation', created.body.id),
       workspaceId: fx.workspaceId,
       title: 'Weekly review',
       createdById: fx.owner.id,

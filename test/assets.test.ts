@@ -83,6 +83,7 @@ describe('GET /api/assets', () => {
     expect(response.body.data).toEqual([
       {
         id: fx.assets.service.id,
+        nodeId: encodeGlobalID('Asset', fx.assets.service.id),
         workspaceId: fx.workspaceId,
         kind: 'service',
         key: 'service:10.0.0.7:443/tcp',

@@ -285,9 +285,9 @@ describe('a scan of loopback services', { timeout: SCAN_TEST_TIMEOUT }, () => {
       timeoutMs: 15_000,
       what: 'asset.discovered and finding.opened events',
     });
-    expect([...announced('asset.discovered')].sort()).toEqual(assets.map((a) => a.id).sort());
-    expect([...announced('finding.opened')].sort()).toEqual(findings.map((f) => f.id).sort());
-    expect(announced('scan.updated')).toEqual(new Set([firstScanId]));
+    expect([...announced('asset.discovered')].sort()).toEqual(assets.map((a) => globalId('Asset', a.id)).sort());
+    expect([...announced('finding.opened')].sort()).toEqual(findings.map((f) => globalId('Finding', f.id)).sort());
+    expect(announced('scan.updated')).toEqual(new Set([globalId('Scan', firstScanId)]));
 
     assetsAfterFirst = assets;
     findingsAfterFirst = findings;

@@ -77,12 +77,12 @@ describe('workspaceEvents over graphql-ws', () => {
     const event = await writeUntilEvent(ownerOp, patch);
     expect(event.errors).toBeUndefined();
     expect(event.data).toEqual({
-      workspaceEvents: { type: 'workspace.updated', workspaceId: workspace.id, entityId: workspace.id, at: expect.any(String) },
+      workspaceEvents: { type: 'workspace.updated', workspaceId: workspace.globalId, entityId: workspace.globalId, at: expect.any(String) },
     });
     expect(Number.isNaN(Date.parse(event.data!.workspaceEvents.at))).toBe(false);
 
     const memberEvent = await writeUntilEvent(memberOp, patch);
-    expect(memberEvent.data.workspaceEvents).toMatchObject({ type: 'workspace.updated', workspaceId: workspace.id });
+    expect(memberEvent.data.workspaceEvents).toMatchObject({ type: 'workspace.updated', workspaceId: workspace.globalId });
   });
 
   it('refuses a user of another workspace with NOT_FOUND, and never sends them events', async () => {
@@ -219,7 +219,7 @@ describe('cross-instance fan-out through Redis', () => {
       n += 1;
       expect((await a.api('PATCH', `/api/v1/api/workspaces/${workspace.id}`, { as: owner, body: { name: `Via A ${n}` } })).status).toBe(200);
     });
-    expect(event.data.workspaceEvents).toMatchObject({ type: 'workspace.updated', workspaceId: workspace.id, entityId: workspace.id });
+    expect(event.data.workspaceEvents).toMatchObject({ type: 'workspace.updated', workspaceId: workspace.globalId, entityId: workspace.globalId });
 
     // And the other way round, on a socket to A for a write through B.
     const onA = socket(first, owner.token).subscribe(EVENTS, { workspaceId: workspace.globalId });

@@ -123,6 +123,7 @@ describe('POST /api/targets', () => {
     expect(response.status).toBe(201);
     expect(response.body).toEqual({
       id: expect.any(String),
+      nodeId: encodeGlobalID('Target', response.body.id),
       workspaceId,
       value: 'scanme.example.com',
       type: 'domain',

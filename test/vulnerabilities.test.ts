@@ -84,6 +84,7 @@ describe('GET /api/vulnerabilities', () => {
     const sqli = response.body.data[0];
     expect(sqli).toEqual({
       id: fx.findings['SQL injection'].id,
+      nodeId: encodeGlobalID('Finding', fx.findings['SQL injection'].id),
       workspaceId: fx.workspaceId,
       fingerprint: 'fp-SQL injection',
       checkId: 'sqli-login',

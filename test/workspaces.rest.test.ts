@@ -44,7 +44,7 @@ function expectError(response: { status: number; body: any }, status: number, co
 
 const WORKSPACE_KEYS = [
   'archivedAt', 'createdAt', 'description', 'id', 'isAssetsDiscovery', 'isAutoEnableAssetAfterDiscovered',
-  'memberCount', 'name', 'ownerId', 'role', 'targetCount', 'updatedAt', 'workspaceMembers',
+  'memberCount', 'name', 'nodeId', 'ownerId', 'role', 'targetCount', 'updatedAt', 'workspaceMembers',
 ];
 
 function fields(response: { body: any }): string[] {
@@ -307,6 +307,7 @@ describe('WorkspaceResponse shape', () => {
     };
     const expected = (role: string) => ({
       id: created.id,
+      nodeId: Buffer.from(`Workspace:${created.id}`).toString('base64'),
       name: 'Shape',
       description: 'described',
       createdAt: expect.stringMatching(ISO),

@@ -7,7 +7,7 @@ import DataloaderPlugin from '@pothos/plugin-dataloader';
 import type PrismaTypes from '../../prisma/generated/pothos-types.js';
 import { getDatamodel } from '../../prisma/generated/pothos-types.js';
 import type { ServiceContext } from '../context.js';
-import { UnauthenticatedError } from '../errors.js';
+import { AppError, ConflictError, ForbiddenError, NotFoundError, RateLimitedError, UnauthenticatedError, ValidationError } from '../errors.js';
 
 export type GraphQLContext = ServiceContext;
 
@@ -43,8 +43,13 @@ export const builder = new SchemaBuilder<{
     cursorType: 'String',
     edgesFieldOptions: { nullable: false },
     nodeFieldOptions: { nullable: false },
+    // node(id:) and nodes(ids:) are defined in graphql/node.ts: they take a UUID as well as a global id.
+    nodeQueryOptions: false,
+    nodesQueryOptions: false,
   },
-  errors: { defaultTypes: [] },
+  // Every field with `errors: {}` (every mutation) returns these as typed union members; graphql/errors.ts
+  // gives them their GraphQL types. The plugin tries subclasses before AppError, whatever the order here.
+  errors: { defaultTypes: [ValidationError, UnauthenticatedError, ForbiddenError, NotFoundError, ConflictError, RateLimitedError, AppError] },
 });
 
 builder.queryType({});

@@ -1,7 +1,7 @@
 import { AppError, ConflictError, ForbiddenError, NotFoundError, RateLimitedError, UnauthenticatedError, ValidationError } from '../errors.js';
 import { builder } from './builder.js';
 
-/** Expected failures as typed union members of mutation results (errors plugin). */
+/** Expected failures as typed union members of mutation results (the errors plugin's defaultTypes, builder.ts). */
 export const ErrorInterface = builder.interfaceRef<AppError>('Error').implement({
   fields: (t) => ({
     message: t.exposeString('message'),
@@ -35,14 +35,3 @@ for (const [ErrorClass, name] of [
 }
 
 builder.objectType(AppError, { name: 'AppError', interfaces: [ErrorInterface], fields: () => ({}) });
-
-/** Subclasses before AppError: the first matching type wins. */
-export const MUTATION_ERRORS = [
-  ValidationError,
-  UnauthenticatedError,
-  ForbiddenError,
-  NotFoundError,
-  ConflictError,
-  RateLimitedError,
-  AppError,
-];

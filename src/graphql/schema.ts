@@ -2,6 +2,7 @@ import { lexicographicSortSchema, printSchema } from 'graphql';
 import { builder } from './builder.js';
 import './scalars.js';
 import './errors.js';
+import './node.js';
 import '../modules/accounts/graphql.js';
 import '../modules/workspaces/graphql.js';
 import '../modules/targets/graphql.js';

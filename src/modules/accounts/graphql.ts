@@ -1,5 +1,5 @@
 import { builder } from '../../graphql/builder.js';
-import { MUTATION_ERRORS } from '../../graphql/errors.js';
+import { decodeId } from '../../graphql/ids.js';
 import type { Viewer } from '../../context.js';
 import * as accounts from './service.js';
 import * as apiTokens from './api-tokens.js';
@@ -81,26 +81,26 @@ builder.queryFields((t) => ({
 builder.mutationFields((t) => ({
   signUp: t.field({
     type: AuthPayload,
-    errors: { types: MUTATION_ERRORS },
+    errors: {},
     args: { input: t.arg({ type: SignUpInput, required: true }) },
     resolve: (_root, { input }, ctx) => accounts.signUp(ctx, input),
   }),
   signIn: t.field({
     type: AuthPayload,
-    errors: { types: MUTATION_ERRORS },
+    errors: {},
     args: { input: t.arg({ type: SignInInput, required: true }) },
     resolve: (_root, { input }, ctx) => accounts.signIn(ctx, input),
   }),
   createApiToken: t.field({
     type: CreatedApiToken,
-    errors: { types: MUTATION_ERRORS },
+    errors: {},
     args: { name: t.arg.string({ required: true }), expiresInDays: t.arg.int() },
     resolve: (_root, args, ctx) => apiTokens.createApiToken(ctx, { name: args.name, expiresInDays: args.expiresInDays ?? undefined }),
   }),
   revokeApiToken: t.field({
     type: ApiTokenRef,
-    errors: { types: MUTATION_ERRORS },
+    errors: {},
     args: { id: t.arg.id({ required: true }) },
-    resolve: (_root, args, ctx) => apiTokens.revokeApiToken(ctx, String(args.id)),
+    resolve: (_root, args, ctx) => apiTokens.revokeApiToken(ctx, decodeId(args.id, null, 'id')),
   }),
 }));

@@ -1,6 +1,6 @@
 import { builder } from '../../graphql/builder.js';
 import { rechecked } from '../../graphql/live-access.js';
-import { MUTATION_ERRORS } from '../../graphql/errors.js';
+import { decodeId, decodeQueryId } from '../../graphql/ids.js';
 import type { AgentDeltaEvent } from '../../pubsub.js';
 import { WorkspaceRef } from '../workspaces/graphql.js';
 import * as conversations from './conversations.js';
@@ -123,65 +123,75 @@ builder.queryFields((t) => ({
     type: 'Conversation',
     nullable: true,
     authScopes: { signedIn: true },
-    args: { id: t.arg.globalID({ required: true, for: [ConversationRef] }) },
-    resolve: (query, _root, args, ctx) => conversations.findVisibleConversation(ctx, args.id.id, query),
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (query, _root, args, ctx) => conversations.findVisibleConversation(ctx, decodeQueryId(args.id, ConversationRef, 'id'), query),
   }),
   modelConfig: t.field({
     type: ModelConfigRef,
     nullable: true,
     authScopes: { signedIn: true },
     description: "A workspace's own language model, or (instance administrators, no workspaceId) the instance-wide one.",
-    args: { workspaceId: t.arg.globalID({ for: [WorkspaceRef] }) },
-    resolve: (_root, args, ctx) => modelConfig.findModelConfig(ctx, args.workspaceId?.id ?? null),
+    args: { workspaceId: t.arg.id() },
+    resolve: (_root, args, ctx) => modelConfig.findModelConfig(ctx, decodeQueryId(args.workspaceId, WorkspaceRef, 'workspaceId') ?? null),
   }),
 }));
 
 builder.mutationFields((t) => ({
   createConversation: t.prismaField({
     type: 'Conversation',
-    errors: { types: MUTATION_ERRORS },
-    args: { workspaceId: t.arg.globalID({ required: true, for: [WorkspaceRef] }), title: t.arg.string() },
-    resolve: async (_query, _root, args, ctx) => (await conversations.createConversation(ctx, args.workspaceId.id, { title: args.title ?? undefined })) as never,
+    errors: {},
+    args: { workspaceId: t.arg.id({ required: true }), title: t.arg.string() },
+    resolve: async (_query, _root, args, ctx) =>
+      (await conversations.createConversation(ctx, decodeId(args.workspaceId, WorkspaceRef, 'workspaceId'), { title: args.title ?? undefined })) as never,
   }),
   renameConversation: t.prismaField({
     type: 'Conversation',
-    errors: { types: MUTATION_ERRORS },
-    args: { id: t.arg.globalID({ required: true, for: [ConversationRef] }), title: t.arg.string({ required: true }) },
-    resolve: async (_query, _root, args, ctx) => (await conversations.renameConversation(ctx, undefined, args.id.id, { title: args.title })) as never,
+    errors: {},
+    args: { id: t.arg.id({ required: true }), title: t.arg.string({ required: true }) },
+    resolve: async (_query, _root, args, ctx) =>
+      (await conversations.renameConversation(ctx, undefined, decodeId(args.id, ConversationRef, 'id'), { title: args.title })) as never,
   }),
   deleteConversation: t.field({
     type: 'ID',
-    errors: { types: MUTATION_ERRORS },
+    errors: {},
     description: 'Deletes the conversation and its messages; returns its id.',
-    args: { id: t.arg.globalID({ required: true, for: [ConversationRef] }) },
-    resolve: async (_root, args, ctx) => (await conversations.deleteConversation(ctx, undefined, args.id.id)).id,
+    args: { id: t.arg.id({ required: true }) },
+    resolve: async (_root, args, ctx) => (await conversations.deleteConversation(ctx, undefined, decodeId(args.id, ConversationRef, 'id'))).id,
   }),
   sendMessage: t.field({
     type: SendMessagePayload,
-    errors: { types: MUTATION_ERRORS },
+    errors: {},
     description:
       'Asks the assistant and resolves when the reply is stored. To watch it stream, subscribe to messageDelta and messageAdded of the conversation first (createConversation, then sendMessage with its id).',
     args: {
-      workspaceId: t.arg.globalID({ required: true, for: [WorkspaceRef] }),
+      workspaceId: t.arg.id({ required: true }),
       question: t.arg.string({ required: true }),
-      conversationId: t.arg.globalID({ for: [ConversationRef], description: 'Absent: a new conversation, titled after the question.' }),
+      conversationId: t.arg.id({ description: 'Absent: a new conversation, titled after the question.' }),
     },
-    resolve: (_root, args, ctx) => sendMessage(ctx, args.workspaceId.id, { question: args.question, conversationId: args.conversationId?.id }),
+    resolve: (_root, args, ctx) =>
+      sendMessage(ctx, decodeId(args.workspaceId, WorkspaceRef, 'workspaceId'), {
+        question: args.question,
+        conversationId: decodeId(args.conversationId, ConversationRef, 'conversationId'),
+      }),
   }),
   setModelConfig: t.field({
     type: ModelConfigRef,
-    errors: { types: MUTATION_ERRORS },
+    errors: {},
     description: "Sets a workspace's language model (owners), or without workspaceId the instance-wide one (instance administrators).",
-    args: { workspaceId: t.arg.globalID({ for: [WorkspaceRef] }), input: t.arg({ type: ModelConfigInput, required: true }) },
-    resolve: (_root, { workspaceId, input }, ctx) =>
-      workspaceId ? modelConfig.putWorkspaceModelConfig(ctx, workspaceId.id, input) : modelConfig.putInstanceModelConfig(ctx, input),
+    args: { workspaceId: t.arg.id(), input: t.arg({ type: ModelConfigInput, required: true }) },
+    resolve: (_root, args, ctx) => {
+      const workspaceId = decodeId(args.workspaceId, WorkspaceRef, 'workspaceId');
+      return workspaceId ? modelConfig.putWorkspaceModelConfig(ctx, workspaceId, args.input) : modelConfig.putInstanceModelConfig(ctx, args.input);
+    },
   }),
   deleteModelConfig: t.field({
     type: 'ID',
-    errors: { types: MUTATION_ERRORS },
-    args: { workspaceId: t.arg.globalID({ for: [WorkspaceRef] }) },
-    resolve: async (_root, { workspaceId }, ctx) =>
-      (workspaceId ? await modelConfig.deleteWorkspaceModelConfig(ctx, workspaceId.id) : await modelConfig.deleteInstanceModelConfig(ctx)).id,
+    errors: {},
+    args: { workspaceId: t.arg.id() },
+    resolve: async (_root, args, ctx) => {
+      const workspaceId = decodeId(args.workspaceId, WorkspaceRef, 'workspaceId');
+      return (workspaceId ? await modelConfig.deleteWorkspaceModelConfig(ctx, workspaceId) : await modelConfig.deleteInstanceModelConfig(ctx)).id;
+    },
   }),
 }));
 
@@ -189,19 +199,21 @@ builder.subscriptionFields((t) => ({
   messageAdded: t.field({
     type: MessageRef,
     description: 'Each message stored in the conversation (questions and complete replies). Access is checked when subscribing and again before each message.',
-    args: { conversationId: t.arg.globalID({ required: true, for: [ConversationRef] }) },
-    subscribe: (_root, args, ctx) =>
-      rechecked(ctx, conversations.subscribeToMessages(ctx, args.conversationId.id), () => conversations.findOwnConversation(ctx, args.conversationId.id)),
+    args: { conversationId: t.arg.id({ required: true }) },
+    subscribe: (_root, args, ctx) => {
+      const conversationId = decodeQueryId(args.conversationId, ConversationRef, 'conversationId');
+      return rechecked(ctx, conversations.subscribeToMessages(ctx, conversationId), () => conversations.findOwnConversation(ctx, conversationId));
+    },
     resolve: (message) => message,
   }),
   messageDelta: t.field({
     type: MessageDeltaRef,
     description: 'Partials of replies as they are produced: text, tool calls and their results, errors. Access is checked when subscribing and again before each partial.',
-    args: { conversationId: t.arg.globalID({ required: true, for: [ConversationRef] }) },
-    subscribe: (_root, args, ctx) =>
-      rechecked(ctx, conversations.subscribeToDeltas(ctx, args.conversationId.id), () => conversations.findOwnConversation(ctx, args.conversationId.id), {
-        reuseForMs: 1000,
-      }),
+    args: { conversationId: t.arg.id({ required: true }) },
+    subscribe: (_root, args, ctx) => {
+      const conversationId = decodeQueryId(args.conversationId, ConversationRef, 'conversationId');
+      return rechecked(ctx, conversations.subscribeToDeltas(ctx, conversationId), () => conversations.findOwnConversation(ctx, conversationId), { reuseForMs: 1000 });
+    },
     resolve: (delta) => delta,
   }),
 }));

@@ -1,5 +1,6 @@
 import type { Prisma } from '../../db.js';
 import type { MessageRole, MessageType } from './schemas.js';
+import { nodeIdOf } from '../../graphql/ids.js';
 
 export const messageInclude = { toolCalls: { orderBy: { position: 'asc' } } } satisfies Prisma.MessageInclude;
 export type MessageRow = Prisma.MessageGetPayload<{ include: typeof messageInclude }>;
@@ -7,6 +8,8 @@ type ConversationRow = Prisma.ConversationGetPayload<object>;
 
 export interface ConversationResponse {
   id: string;
+  /** The GraphQL global id. */
+  nodeId: string;
   workspaceId: string;
   title: string;
   createdById: string;
@@ -36,7 +39,7 @@ export interface MessageResponse {
 }
 
 export function toConversationResponse(row: ConversationRow): ConversationResponse {
-  return { id: row.id, workspaceId: row.workspaceId, title: row.title, createdById: row.createdById, createdAt: row.createdAt, updatedAt: row.updatedAt };
+  return { id: row.id, nodeId: nodeIdOf('Conversation', row.id), workspaceId: row.workspaceId, title: row.title, createdById: row.createdById, createdAt: row.createdAt, updatedAt: row.updatedAt };
 }
 
 const asObject = (value: Prisma.JsonValue): Record<string, unknown> =>

@@ -18,7 +18,7 @@ import {
 } from './schemas.js';
 
 const conversationSchema = z
-  .object({ id: z.string(), workspaceId: z.string(), title: z.string(), createdById: z.string(), createdAt: dateTime, updatedAt: dateTime })
+  .object({ id: z.string(), nodeId: z.string().meta({ description: 'Its GraphQL global id (`id` there), for node(id:) and the subscriptions; id arguments take either.' }), workspaceId: z.string(), title: z.string(), createdById: z.string(), createdAt: dateTime, updatedAt: dateTime })
   .meta({ id: 'AgentConversation', description: 'A conversation with the assistant; only its creator sees it.' });
 
 const toolCallSchema = z

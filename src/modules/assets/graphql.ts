@@ -1,4 +1,5 @@
 import { builder } from '../../graphql/builder.js';
+import { decodeQueryId } from '../../graphql/ids.js';
 import { TargetRef } from '../targets/graphql.js';
 import * as assets from './service.js';
 import { ASSET_KINDS } from './schemas.js';
@@ -9,6 +10,8 @@ export const AssetRef = builder.prismaNode('Asset', {
   id: { field: 'id' },
   description: 'One thing in the living inventory (a host, service, web application or certificate), updated by every scan that sees it.',
   findUnique: (id, ctx) => assets.visibleAssetWhereUnique(ctx, id),
+  // node(id) of one that is absent or not visible is null, not findUniqueOrThrow's masked INTERNAL error.
+  nullable: true,
   fields: (t) => ({
     databaseId: t.exposeString('id', { description: 'The UUID the REST API uses.' }),
     kind: t.expose('kind', { type: AssetKindEnum }),
@@ -32,14 +35,14 @@ builder.prismaObjectField('Workspace', 'assets', (t) =>
       description: "The workspace's inventory, most recently seen first.",
       args: {
         kind: t.arg({ type: AssetKindEnum }),
-        targetId: t.arg.globalID({ for: [TargetRef] }),
+        targetId: t.arg.id(),
         search: t.arg.string({ description: 'Matches the value, case-insensitive.' }),
         enabled: t.arg.boolean(),
       },
       query: (args, ctx) => ({
         where: assets.assetWhere(ctx, {
           kind: args.kind ?? undefined,
-          targetId: args.targetId?.id,
+          targetId: decodeQueryId(args.targetId, TargetRef, 'targetId'),
           search: args.search ?? undefined,
           enabled: args.enabled ?? undefined,
         }),
@@ -56,7 +59,7 @@ builder.queryFields((t) => ({
     type: 'Asset',
     nullable: true,
     authScopes: { signedIn: true },
-    args: { id: t.arg.globalID({ required: true, for: [AssetRef] }) },
-    resolve: (query, _root, args, ctx) => assets.findVisibleAsset(ctx, args.id.id, query),
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (query, _root, args, ctx) => assets.findVisibleAsset(ctx, decodeQueryId(args.id, AssetRef, 'id'), query),
   }),
 }));

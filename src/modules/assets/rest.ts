@@ -8,6 +8,7 @@ import { ASSET_KINDS, listAssetsInput, updateAssetInput } from './schemas.js';
 const assetSchema = z
   .object({
     id: z.string(),
+    nodeId: z.string().meta({ description: 'Its GraphQL global id (`id` there), for node(id:) and the subscriptions; id arguments take either.' }),
     workspaceId: z.string(),
     kind: z.enum(ASSET_KINDS),
     key: z.string().meta({ description: 'Natural key, unique per workspace: host:<name>, service:<ip>:<port>/tcp, web:<url>, cert:<sha256>.' }),

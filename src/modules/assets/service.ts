@@ -5,11 +5,14 @@ import type { Prisma, PrismaClient } from '../../db.js';
 import { validate } from '../../validate.js';
 import { escapeLike, pageEnvelope, pageWindow, prismaDirection, type Page } from '../../pagination.js';
 import { publishWorkspaceEvent } from '../workspaces/events.js';
+import { nodeIdOf } from '../../graphql/ids.js';
 import { listAssetsInput, updateAssetInput, type AssetKind, type ListAssetsInput, type UpdateAssetInput } from './schemas.js';
 
 /** Every column of the row: GraphQL resolves an Asset from it as well. */
 export interface AssetResponse {
   id: string;
+  /** The GraphQL global id. */
+  nodeId: string;
   workspaceId: string;
   kind: AssetKind;
   key: string;
@@ -31,6 +34,7 @@ const NIL_UUID = '00000000-0000-0000-0000-000000000000';
 function toAssetResponse(row: AssetRow): AssetResponse {
   return {
     id: row.id,
+    nodeId: nodeIdOf('Asset', row.id),
     workspaceId: row.workspaceId,
     kind: row.kind,
     key: row.key,

@@ -1,5 +1,5 @@
 import { builder } from '../../graphql/builder.js';
-import { MUTATION_ERRORS } from '../../graphql/errors.js';
+import { decodeId } from '../../graphql/ids.js';
 import { ValidationError } from '../../errors.js';
 import { WorkspaceRef } from '../workspaces/graphql.js';
 import * as mcp from './service.js';
@@ -62,16 +62,16 @@ const McpServerConfigInput = builder.inputType('McpServerConfigInput', {
 builder.mutationFields((t) => ({
   upsertMcpServerConfig: t.field({
     type: McpServerConfigRef,
-    errors: { types: MUTATION_ERRORS },
+    errors: {},
     description: 'Creates or replaces the MCP server configuration called `name` (owners).',
     args: {
-      workspaceId: t.arg.globalID({ required: true, for: [WorkspaceRef] }),
+      workspaceId: t.arg.id({ required: true }),
       name: t.arg.string({ required: true }),
       input: t.arg({ type: McpServerConfigInput, required: true }),
     },
     resolve: (_root, { workspaceId, name, input }, ctx) =>
       mcp
-        .putMcpServer(ctx, workspaceId.id, name, {
+        .putMcpServer(ctx, decodeId(workspaceId, WorkspaceRef, 'workspaceId'), name, {
           url: input.url,
           // The service validates both (an unknown transport or a non-object is a ValidationError).
           transport: input.transport as PutMcpServerInput['transport'],
@@ -85,20 +85,20 @@ builder.mutationFields((t) => ({
   }),
   deleteMcpServerConfig: t.field({
     type: 'String',
-    errors: { types: MUTATION_ERRORS },
+    errors: {},
     description: 'Deletes an MCP server configuration (owners); returns its name.',
-    args: { workspaceId: t.arg.globalID({ required: true, for: [WorkspaceRef] }), name: t.arg.string({ required: true }) },
-    resolve: async (_root, { workspaceId, name }, ctx) => (await mcp.deleteMcpServer(ctx, workspaceId.id, name)).name,
+    args: { workspaceId: t.arg.id({ required: true }), name: t.arg.string({ required: true }) },
+    resolve: async (_root, { workspaceId, name }, ctx) => (await mcp.deleteMcpServer(ctx, decodeId(workspaceId, WorkspaceRef, 'workspaceId'), name)).name,
   }),
   toggleMcpServerConfig: t.field({
     type: McpServerConfigRef,
-    errors: { types: MUTATION_ERRORS },
+    errors: {},
     description: 'Enables or disables an MCP server configuration (owners).',
     args: {
-      workspaceId: t.arg.globalID({ required: true, for: [WorkspaceRef] }),
+      workspaceId: t.arg.id({ required: true }),
       name: t.arg.string({ required: true }),
       disabled: t.arg.boolean({ required: true }),
     },
-    resolve: (_root, { workspaceId, name, disabled }, ctx) => mcp.setMcpServerDisabled(ctx, workspaceId.id, name, { disabled }),
+    resolve: (_root, { workspaceId, name, disabled }, ctx) => mcp.setMcpServerDisabled(ctx, decodeId(workspaceId, WorkspaceRef, 'workspaceId'), name, { disabled }),
   }),
 }));

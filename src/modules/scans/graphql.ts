@@ -1,6 +1,6 @@
 import { builder } from '../../graphql/builder.js';
 import { rechecked } from '../../graphql/live-access.js';
-import { MUTATION_ERRORS } from '../../graphql/errors.js';
+import { decodeId, decodeQueryId } from '../../graphql/ids.js';
 import { TargetRef } from '../targets/graphql.js';
 import { STEP_NAMES } from '../../scanner/index.js';
 import * as scans from './service.js';
@@ -37,6 +37,8 @@ export const ScanRef = builder.prismaNode('Scan', {
   id: { field: 'id' },
   description: 'One run of the scan pipeline over one target.',
   findUnique: (id, ctx) => scans.visibleScanWhereUnique(ctx, id),
+  // node(id) of one that is absent or not visible is null, not findUniqueOrThrow's masked INTERNAL error.
+  nullable: true,
   fields: (t) => ({
     databaseId: t.exposeString('id', { description: 'The UUID the REST API uses.' }),
     status: t.expose('status', { type: ScanStatus }),
@@ -93,29 +95,29 @@ builder.queryFields((t) => ({
     type: 'Scan',
     nullable: true,
     authScopes: { signedIn: true },
-    args: { id: t.arg.globalID({ required: true, for: [ScanRef] }) },
-    resolve: (query, _root, args, ctx) => scans.findVisibleScan(ctx, args.id.id, query),
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (query, _root, args, ctx) => scans.findVisibleScan(ctx, decodeQueryId(args.id, ScanRef, 'id'), query),
   }),
 }));
 
 builder.mutationFields((t) => ({
   startScan: t.prismaField({
     type: 'Scan',
-    errors: { types: MUTATION_ERRORS },
-    args: { targetId: t.arg.globalID({ required: true, for: [TargetRef] }), options: t.arg({ type: ScanOptionsInput }) },
-    resolve: (_query, _root, args, ctx) => scans.startScanOfTarget(ctx, args.targetId.id, withoutNulls(args.options)),
+    errors: {},
+    args: { targetId: t.arg.id({ required: true }), options: t.arg({ type: ScanOptionsInput }) },
+    resolve: (_query, _root, args, ctx) => scans.startScanOfTarget(ctx, decodeId(args.targetId, TargetRef, 'targetId'), withoutNulls(args.options)),
   }),
   cancelScan: t.prismaField({
     type: 'Scan',
-    errors: { types: MUTATION_ERRORS },
-    args: { id: t.arg.globalID({ required: true, for: [ScanRef] }) },
-    resolve: (_query, _root, args, ctx) => scans.cancelScan(ctx, args.id.id),
+    errors: {},
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_query, _root, args, ctx) => scans.cancelScan(ctx, decodeId(args.id, ScanRef, 'id')),
   }),
   retryScan: t.prismaField({
     type: 'Scan',
-    errors: { types: MUTATION_ERRORS },
-    args: { id: t.arg.globalID({ required: true, for: [ScanRef] }) },
-    resolve: (_query, _root, args, ctx) => scans.retryScan(ctx, args.id.id),
+    errors: {},
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_query, _root, args, ctx) => scans.retryScan(ctx, decodeId(args.id, ScanRef, 'id')),
   }),
 }));
 
@@ -123,8 +125,11 @@ builder.subscriptionFields((t) => ({
   scanUpdated: t.field({
     type: ScanRef,
     description: 'The scan now, then each time its status, progress or counters change, until it ends. Access is checked when subscribing and again before each update.',
-    args: { id: t.arg.globalID({ required: true, for: [ScanRef] }) },
-    subscribe: (_root, args, ctx) => rechecked(ctx, scans.subscribeToScan(ctx, args.id.id), () => scans.getScan(ctx, args.id.id)),
+    args: { id: t.arg.id({ required: true }) },
+    subscribe: (_root, args, ctx) => {
+      const scanId = decodeQueryId(args.id, ScanRef, 'id');
+      return rechecked(ctx, scans.subscribeToScan(ctx, scanId), () => scans.getScan(ctx, scanId));
+    },
     resolve: (scan) => scan,
   }),
 }));

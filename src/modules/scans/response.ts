@@ -1,9 +1,11 @@
 import type { ScanWithSteps } from './service.js';
+import { nodeIdOf } from '../../graphql/ids.js';
 
 /** The REST shape of a scan: progress and counters grouped, step outputs left out (they can be large). */
 export function toScanResponse(scan: ScanWithSteps) {
   return {
     id: scan.id,
+    nodeId: nodeIdOf('Scan', scan.id),
     workspaceId: scan.workspaceId,
     targetId: scan.targetId,
     status: scan.status,

@@ -12,6 +12,7 @@ const status = z.enum(SCAN_STATUSES);
 const scanSchema = z
   .object({
     id: z.string(),
+    nodeId: z.string().meta({ description: 'Its GraphQL global id (`id` there), for node(id:) and the subscriptions; id arguments take either.' }),
     workspaceId: z.string(),
     targetId: z.string(),
     status,

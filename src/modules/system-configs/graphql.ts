@@ -1,5 +1,4 @@
 import { builder } from '../../graphql/builder.js';
-import { MUTATION_ERRORS } from '../../graphql/errors.js';
 import * as systemConfigs from './service.js';
 
 const SystemConfigRef = builder.objectRef<systemConfigs.SystemConfigView>('SystemConfig').implement({
@@ -37,7 +36,7 @@ builder.queryFields((t) => ({
 builder.mutationFields((t) => ({
   updateSystemConfig: t.field({
     type: SystemConfigRef,
-    errors: { types: MUTATION_ERRORS },
+    errors: {},
     description: 'Instance administrators. An argument left out stays as it is; logoPath: null clears the logo.',
     args: { name: t.arg.string(), logoPath: t.arg.string() },
     resolve: (_root, args, ctx) =>
@@ -49,7 +48,7 @@ builder.mutationFields((t) => ({
   }),
   uploadSystemLogo: t.field({
     type: SystemConfigRef,
-    errors: { types: MUTATION_ERRORS },
+    errors: {},
     description: 'Instance administrators. PNG, JPEG, GIF or WebP, at most 512 KiB decoded, matching contentType; SVG is refused.',
     args: { contentType: t.arg.string({ required: true }), dataBase64: t.arg.string({ required: true }) },
     resolve: (_root, args, ctx) => systemConfigs.uploadLogo(ctx, args),

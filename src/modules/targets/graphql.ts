@@ -1,5 +1,5 @@
 import { builder } from '../../graphql/builder.js';
-import { MUTATION_ERRORS } from '../../graphql/errors.js';
+import { decodeId, decodeQueryId } from '../../graphql/ids.js';
 import { WorkspaceRef } from '../workspaces/graphql.js';
 import * as targets from './service.js';
 import { TARGET_TYPES } from './schemas.js';
@@ -11,6 +11,8 @@ export const TargetRef = builder.prismaNode('Target', {
   description: 'Something a workspace asks us to look at: a domain, an IP address, a CIDR range or a URL.',
   // node(id), target(id) and every nested lookup go through the service's visibility rule.
   findUnique: (id, ctx) => targets.visibleTargetWhereUnique(ctx, id),
+  // node(id) of one that is absent or not visible is null, not findUniqueOrThrow's masked INTERNAL error.
+  nullable: true,
   fields: (t) => ({
     databaseId: t.exposeString('id', { description: 'The UUID the REST API uses.' }),
     value: t.exposeString('value', { description: 'Normalised: lower-case host, canonical IP or network, URL without credentials or fragment.' }),
@@ -60,8 +62,8 @@ builder.queryFields((t) => ({
     type: 'Target',
     nullable: true,
     authScopes: { signedIn: true },
-    args: { id: t.arg.globalID({ required: true, for: [TargetRef] }) },
-    resolve: (query, _root, args, ctx) => targets.findVisibleTarget(ctx, args.id.id, query),
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (query, _root, args, ctx) => targets.findVisibleTarget(ctx, decodeQueryId(args.id, TargetRef, 'id'), query),
   }),
 }));
 
@@ -89,23 +91,23 @@ const AddTargetsPayload = builder.objectRef<targets.BulkCreateTargetsResult>('Ad
 builder.mutationFields((t) => ({
   addTarget: t.field({
     type: TargetRef,
-    errors: { types: MUTATION_ERRORS },
+    errors: {},
     description: 'Adds one target; a value the workspace already has is a ConflictError.',
-    args: { workspaceId: t.arg.globalID({ required: true, for: [WorkspaceRef] }), value: t.arg.string({ required: true }) },
-    resolve: (_root, args, ctx) => targets.createTarget(ctx, args.workspaceId.id, { value: args.value }),
+    args: { workspaceId: t.arg.id({ required: true }), value: t.arg.string({ required: true }) },
+    resolve: (_root, args, ctx) => targets.createTarget(ctx, decodeId(args.workspaceId, WorkspaceRef, 'workspaceId'), { value: args.value }),
   }),
   addTargets: t.field({
     type: AddTargetsPayload,
-    errors: { types: MUTATION_ERRORS },
+    errors: {},
     description: 'Adds up to 500 targets; each value reports created, duplicate or invalid.',
-    args: { workspaceId: t.arg.globalID({ required: true, for: [WorkspaceRef] }), values: t.arg.stringList({ required: true }) },
-    resolve: (_root, args, ctx) => targets.createTargets(ctx, args.workspaceId.id, { targets: args.values.map((value) => ({ value })) }),
+    args: { workspaceId: t.arg.id({ required: true }), values: t.arg.stringList({ required: true }) },
+    resolve: (_root, args, ctx) => targets.createTargets(ctx, decodeId(args.workspaceId, WorkspaceRef, 'workspaceId'), { targets: args.values.map((value) => ({ value })) }),
   }),
   deleteTarget: t.field({
     type: 'ID',
-    errors: { types: MUTATION_ERRORS },
+    errors: {},
     description: 'Deletes the target and its scans; returns its database id.',
-    args: { id: t.arg.globalID({ required: true, for: [TargetRef] }) },
-    resolve: async (_root, args, ctx) => (await targets.deleteVisibleTarget(ctx, args.id.id)).id,
+    args: { id: t.arg.id({ required: true }) },
+    resolve: async (_root, args, ctx) => (await targets.deleteVisibleTarget(ctx, decodeId(args.id, TargetRef, 'id'))).id,
   }),
 }));

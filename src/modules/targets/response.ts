@@ -1,5 +1,6 @@
 import type { Prisma } from '../../db.js';
 import type { TargetType } from './normalize.js';
+import { nodeIdOf } from '../../graphql/ids.js';
 
 /**
  * Counts are read separately for the rows at hand (targets/counts.ts): a relation `_count` here would join
@@ -17,6 +18,8 @@ export interface TargetCounts {
 /** Every column of the row (so GraphQL can resolve a Target from it) plus the two counts. */
 export interface TargetResponse {
   id: string;
+  /** The GraphQL global id. */
+  nodeId: string;
   workspaceId: string;
   value: string;
   type: TargetType;
@@ -31,6 +34,7 @@ export interface TargetResponse {
 export function toTargetResponse(row: TargetRow, counts: TargetCounts): TargetResponse {
   return {
     id: row.id,
+    nodeId: nodeIdOf('Target', row.id),
     workspaceId: row.workspaceId,
     value: row.value,
     type: row.type,

@@ -8,6 +8,7 @@ import { createTargetInput, createTargetsInput, listTargetsInput, TARGET_TYPES }
 export const targetSchema = z
   .object({
     id: z.string(),
+    nodeId: z.string().meta({ description: 'Its GraphQL global id (`id` there), for node(id:) and the subscriptions; id arguments take either.' }),
     workspaceId: z.string(),
     value: z.string().meta({ description: 'Normalised: lower-case host, canonical IP or network, URL without credentials or fragment.' }),
     type: z.enum(TARGET_TYPES),

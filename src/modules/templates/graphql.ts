@@ -1,5 +1,5 @@
 import { builder } from '../../graphql/builder.js';
-import { MUTATION_ERRORS } from '../../graphql/errors.js';
+import { decodeId, decodeQueryId } from '../../graphql/ids.js';
 import { WorkspaceRef } from '../workspaces/graphql.js';
 import { SeverityEnum } from '../vulnerabilities/graphql.js';
 import type { TemplateIssue } from '../../scanner/nuclei/index.js';
@@ -66,10 +66,12 @@ builder.queryFields((t) => ({
     type: TemplateRef,
     nullable: true,
     description: 'One template of a workspace (built-in or its own); null when there is none.',
-    args: { workspaceId: t.arg.globalID({ required: true, for: [WorkspaceRef] }), id: t.arg.id({ required: true }) },
-    resolve: async (_root, { workspaceId, id }, ctx) => {
+    args: { workspaceId: t.arg.id({ required: true }), id: t.arg.id({ required: true }) },
+    resolve: async (_root, args, ctx) => {
+      const workspaceId = decodeQueryId(args.workspaceId, WorkspaceRef, 'workspaceId');
+      const id = decodeQueryId(args.id, null, 'id');
       try {
-        return await templates.getTemplate(ctx, workspaceId.id, String(id));
+        return await templates.getTemplate(ctx, workspaceId, id);
       } catch (error) {
         if ((error as { code?: unknown }).code === 'NOT_FOUND') return null;
         throw error;
@@ -81,41 +83,41 @@ builder.queryFields((t) => ({
 builder.mutationFields((t) => ({
   createTemplate: t.field({
     type: TemplateRef,
-    errors: { types: MUTATION_ERRORS },
+    errors: {},
     description: 'Registers a template in the workspace (owners); upload its content with uploadTemplate.',
-    args: { workspaceId: t.arg.globalID({ required: true, for: [WorkspaceRef] }), fileName: t.arg.string({ required: true }) },
-    resolve: (_root, { workspaceId, fileName }, ctx) => templates.createTemplate(ctx, workspaceId.id, { fileName }),
+    args: { workspaceId: t.arg.id({ required: true }), fileName: t.arg.string({ required: true }) },
+    resolve: (_root, { workspaceId, fileName }, ctx) => templates.createTemplate(ctx, decodeId(workspaceId, WorkspaceRef, 'workspaceId'), { fileName }),
   }),
   uploadTemplate: t.field({
     type: TemplateUploadRef,
-    errors: { types: MUTATION_ERRORS },
+    errors: {},
     description: "Validates and stores a template's content (owners). Invalid content is a ValidationError whose details give each problem's field, line and column.",
     args: {
-      workspaceId: t.arg.globalID({ required: true, for: [WorkspaceRef] }),
+      workspaceId: t.arg.id({ required: true }),
       templateId: t.arg.id({ required: true }),
       fileContent: t.arg.string({ required: true }),
     },
-    resolve: (_root, { workspaceId, templateId, fileContent }, ctx) => templates.uploadTemplate(ctx, workspaceId.id, { templateId: String(templateId), fileContent }),
+    resolve: (_root, { workspaceId, templateId, fileContent }, ctx) => templates.uploadTemplate(ctx, decodeId(workspaceId, WorkspaceRef, 'workspaceId'), { templateId: decodeId(templateId, null, 'templateId'), fileContent }),
   }),
   renameTemplate: t.field({
     type: TemplateRef,
-    errors: { types: MUTATION_ERRORS },
+    errors: {},
     description: "Renames one of the workspace's own templates (owners).",
-    args: { workspaceId: t.arg.globalID({ required: true, for: [WorkspaceRef] }), id: t.arg.id({ required: true }), fileName: t.arg.string({ required: true }) },
-    resolve: (_root, { workspaceId, id, fileName }, ctx) => templates.renameTemplate(ctx, workspaceId.id, String(id), fileName),
+    args: { workspaceId: t.arg.id({ required: true }), id: t.arg.id({ required: true }), fileName: t.arg.string({ required: true }) },
+    resolve: (_root, { workspaceId, id, fileName }, ctx) => templates.renameTemplate(ctx, decodeId(workspaceId, WorkspaceRef, 'workspaceId'), decodeId(id, null, 'id'), fileName),
   }),
   setTemplateEnabled: t.field({
     type: TemplateRef,
-    errors: { types: MUTATION_ERRORS },
+    errors: {},
     description: 'Enables or disables a template (built-in or the workspace’s own) for the workspace’s scans (owners).',
-    args: { workspaceId: t.arg.globalID({ required: true, for: [WorkspaceRef] }), id: t.arg.id({ required: true }), enabled: t.arg.boolean({ required: true }) },
-    resolve: (_root, { workspaceId, id, enabled }, ctx) => templates.setTemplateEnabled(ctx, workspaceId.id, String(id), { enabled }),
+    args: { workspaceId: t.arg.id({ required: true }), id: t.arg.id({ required: true }), enabled: t.arg.boolean({ required: true }) },
+    resolve: (_root, { workspaceId, id, enabled }, ctx) => templates.setTemplateEnabled(ctx, decodeId(workspaceId, WorkspaceRef, 'workspaceId'), decodeId(id, null, 'id'), { enabled }),
   }),
   deleteTemplate: t.field({
     type: 'ID',
-    errors: { types: MUTATION_ERRORS },
+    errors: {},
     description: "Deletes one of the workspace's own templates and its content (owners); returns its id. Its findings stay.",
-    args: { workspaceId: t.arg.globalID({ required: true, for: [WorkspaceRef] }), id: t.arg.id({ required: true }) },
-    resolve: async (_root, { workspaceId, id }, ctx) => (await templates.deleteTemplate(ctx, workspaceId.id, String(id))).id,
+    args: { workspaceId: t.arg.id({ required: true }), id: t.arg.id({ required: true }) },
+    resolve: async (_root, { workspaceId, id }, ctx) => (await templates.deleteTemplate(ctx, decodeId(workspaceId, WorkspaceRef, 'workspaceId'), decodeId(id, null, 'id'))).id,
   }),
 }));

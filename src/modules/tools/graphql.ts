@@ -1,5 +1,5 @@
 import { builder } from '../../graphql/builder.js';
-import { MUTATION_ERRORS } from '../../graphql/errors.js';
+import { decodeId } from '../../graphql/ids.js';
 import { WorkspaceRef } from '../workspaces/graphql.js';
 import * as tools from './service.js';
 import * as keys from './keys.js';
@@ -68,42 +68,42 @@ function withoutNulls<T extends Record<string, unknown>>(input: T): { [K in keyo
 builder.mutationFields((t) => ({
   registerTool: t.field({
     type: ToolRef,
-    errors: { types: MUTATION_ERRORS },
+    errors: {},
     description: 'Registers a custom tool in the workspace (owners). Make its key with rotateToolApiKey.',
-    args: { workspaceId: t.arg.globalID({ required: true, for: [WorkspaceRef] }), input: t.arg({ type: RegisterToolInput, required: true }) },
-    resolve: (_root, { workspaceId, input }, ctx) => tools.registerTool(ctx, workspaceId.id, withoutNulls(input)),
+    args: { workspaceId: t.arg.id({ required: true }), input: t.arg({ type: RegisterToolInput, required: true }) },
+    resolve: (_root, { workspaceId, input }, ctx) => tools.registerTool(ctx, decodeId(workspaceId, WorkspaceRef, 'workspaceId'), withoutNulls(input)),
   }),
   updateTool: t.field({
     type: ToolRef,
-    errors: { types: MUTATION_ERRORS },
+    errors: {},
     description: "Changes a custom tool's fields (owners).",
     args: {
-      workspaceId: t.arg.globalID({ required: true, for: [WorkspaceRef] }),
+      workspaceId: t.arg.id({ required: true }),
       id: t.arg.id({ required: true }),
       input: t.arg({ type: UpdateToolInput, required: true }),
     },
-    resolve: (_root, { workspaceId, id, input }, ctx) => tools.updateTool(ctx, workspaceId.id, String(id), withoutNulls(input)),
+    resolve: (_root, { workspaceId, id, input }, ctx) => tools.updateTool(ctx, decodeId(workspaceId, WorkspaceRef, 'workspaceId'), decodeId(id, null, 'id'), withoutNulls(input)),
   }),
   setToolEnabled: t.field({
     type: ToolRef,
-    errors: { types: MUTATION_ERRORS },
+    errors: {},
     description: 'Enables or disables a tool (built-in or custom) for the workspace (owners).',
-    args: { workspaceId: t.arg.globalID({ required: true, for: [WorkspaceRef] }), id: t.arg.id({ required: true }), enabled: t.arg.boolean({ required: true }) },
-    resolve: (_root, { workspaceId, id, enabled }, ctx) => tools.setToolEnabled(ctx, workspaceId.id, String(id), { enabled }),
+    args: { workspaceId: t.arg.id({ required: true }), id: t.arg.id({ required: true }), enabled: t.arg.boolean({ required: true }) },
+    resolve: (_root, { workspaceId, id, enabled }, ctx) => tools.setToolEnabled(ctx, decodeId(workspaceId, WorkspaceRef, 'workspaceId'), decodeId(id, null, 'id'), { enabled }),
   }),
   rotateToolApiKey: t.field({
     type: ToolApiKeyRef,
-    errors: { types: MUTATION_ERRORS },
+    errors: {},
     description:
       "Makes a new key for the tool in the workspace (owners; workspaceId required) and revokes that workspace's previous one at once. The key submits to this workspace only; a built-in tool has one key per workspace.",
-    args: { id: t.arg.id({ required: true }), workspaceId: t.arg.globalID({ for: [WorkspaceRef] }) },
-    resolve: (_root, { id, workspaceId }, ctx) => keys.rotateToolApiKey(ctx, String(id), workspaceId?.id),
+    args: { id: t.arg.id({ required: true }), workspaceId: t.arg.id() },
+    resolve: (_root, { id, workspaceId }, ctx) => keys.rotateToolApiKey(ctx, decodeId(id, null, 'id'), decodeId(workspaceId, WorkspaceRef, 'workspaceId')),
   }),
   deleteTool: t.field({
     type: 'ID',
-    errors: { types: MUTATION_ERRORS },
+    errors: {},
     description: 'Deletes a custom tool and its key (owners); returns its id.',
-    args: { workspaceId: t.arg.globalID({ required: true, for: [WorkspaceRef] }), id: t.arg.id({ required: true }) },
-    resolve: async (_root, { workspaceId, id }, ctx) => (await tools.deleteTool(ctx, workspaceId.id, String(id))).id,
+    args: { workspaceId: t.arg.id({ required: true }), id: t.arg.id({ required: true }) },
+    resolve: async (_root, { workspaceId, id }, ctx) => (await tools.deleteTool(ctx, decodeId(workspaceId, WorkspaceRef, 'workspaceId'), decodeId(id, null, 'id'))).id,
   }),
 }));

@@ -1,5 +1,5 @@
 import { builder } from '../../graphql/builder.js';
-import { MUTATION_ERRORS } from '../../graphql/errors.js';
+import { decodeId, decodeIds, decodeQueryId } from '../../graphql/ids.js';
 import { WorkspaceRef } from '../workspaces/graphql.js';
 import { TargetRef } from '../targets/graphql.js';
 import { AssetRef } from '../assets/graphql.js';
@@ -28,6 +28,8 @@ export const FindingRef = builder.prismaNode('Finding', {
   id: { field: 'id' },
   description: 'A vulnerability or misconfiguration, deduplicated per workspace by its fingerprint.',
   findUnique: (id, ctx) => findings.visibleFindingWhereUnique(ctx, id),
+  // node(id) of one that is absent or not visible is null, not findUniqueOrThrow's masked INTERNAL error.
+  nullable: true,
   fields: (t) => ({
     databaseId: t.exposeString('id', { description: 'The UUID the REST API uses.' }),
     fingerprint: t.exposeString('fingerprint'),
@@ -64,14 +66,14 @@ builder.prismaObjectField('Workspace', 'findings', (t) =>
       args: {
         severity: t.arg({ type: [SeverityEnum] }),
         status: t.arg({ type: FindingStatusFilter, defaultValue: 'open' }),
-        targetId: t.arg.globalID({ for: [TargetRef] }),
+        targetId: t.arg.id(),
         search: t.arg.string({ description: 'Matches name, check id and description, case-insensitive.' }),
       },
       query: (args, ctx) => ({
         where: findings.findingWhere(ctx, {
           severity: args.severity ?? undefined,
           status: args.status ?? 'open',
-          targetIds: args.targetId ? [args.targetId.id] : undefined,
+          targetIds: args.targetId == null ? undefined : [decodeQueryId(args.targetId, TargetRef, 'targetId')],
           search: args.search ?? undefined,
         }),
         orderBy: [{ lastSeenAt: 'desc' }, { id: 'desc' }],
@@ -102,32 +104,32 @@ builder.queryFields((t) => ({
     type: 'Finding',
     nullable: true,
     authScopes: { signedIn: true },
-    args: { id: t.arg.globalID({ required: true, for: [FindingRef] }) },
-    resolve: (query, _root, args, ctx) => findings.findVisibleFinding(ctx, args.id.id, query),
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (query, _root, args, ctx) => findings.findVisibleFinding(ctx, decodeQueryId(args.id, FindingRef, 'id'), query),
   }),
   findingStatistics: t.field({
     type: FindingStatistics,
     authScopes: { signedIn: true },
-    args: { workspaceId: t.arg.globalID({ required: true, for: [WorkspaceRef] }) },
-    resolve: (_root, args, ctx) => findings.findingStatistics(ctx, args.workspaceId.id),
+    args: { workspaceId: t.arg.id({ required: true }) },
+    resolve: (_root, args, ctx) => findings.findingStatistics(ctx, decodeQueryId(args.workspaceId, WorkspaceRef, 'workspaceId')),
   }),
 }));
 
 builder.mutationFields((t) => ({
   dismissFindings: t.field({
     type: [FindingRef],
-    errors: { types: MUTATION_ERRORS },
+    errors: {},
     description: 'Dismisses findings of one workspace with a reason. Any id not of this workspace: NotFoundError, nothing changes.',
     args: {
-      workspaceId: t.arg.globalID({ required: true, for: [WorkspaceRef] }),
-      ids: t.arg.globalIDList({ required: true, for: [FindingRef] }),
+      workspaceId: t.arg.id({ required: true }),
+      ids: t.arg.idList({ required: true }),
       reason: t.arg({ type: DismissReasonEnum, required: true }),
       comment: t.arg.string(),
     },
     resolve: async (_root, args, ctx) =>
       (
-        await findings.dismissFindings(ctx, args.workspaceId.id, {
-          ids: args.ids.map((id) => id.id),
+        await findings.dismissFindings(ctx, decodeId(args.workspaceId, WorkspaceRef, 'workspaceId'), {
+          ids: decodeIds(args.ids, FindingRef, 'ids'),
           reason: args.reason,
           comment: args.comment ?? undefined,
         })
@@ -135,14 +137,19 @@ builder.mutationFields((t) => ({
   }),
   reopenFindings: t.field({
     type: [FindingRef],
-    errors: { types: MUTATION_ERRORS },
+    errors: {},
     description: 'Reopens dismissed findings of one workspace. Any id not of this workspace: NotFoundError, nothing changes.',
     args: {
-      workspaceId: t.arg.globalID({ required: true, for: [WorkspaceRef] }),
-      ids: t.arg.globalIDList({ required: true, for: [FindingRef] }),
+      workspaceId: t.arg.id({ required: true }),
+      ids: t.arg.idList({ required: true }),
       comment: t.arg.string(),
     },
     resolve: async (_root, args, ctx) =>
-      (await findings.reopenFindings(ctx, args.workspaceId.id, { ids: args.ids.map((id) => id.id), comment: args.comment ?? undefined })).data,
+      (
+        await findings.reopenFindings(ctx, decodeId(args.workspaceId, WorkspaceRef, 'workspaceId'), {
+          ids: decodeIds(args.ids, FindingRef, 'ids'),
+          comment: args.comment ?? undefined,
+        })
+      ).data,
   }),
 }));

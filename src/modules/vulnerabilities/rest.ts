@@ -17,6 +17,7 @@ import {
 const findingSchema = z
   .object({
     id: z.string(),
+    nodeId: z.string().meta({ description: 'Its GraphQL global id (`id` there), for node(id:) and the subscriptions; id arguments take either.' }),
     workspaceId: z.string(),
     fingerprint: z.string().meta({ description: 'Unique per workspace: a hash of check, asset and matcher.' }),
     checkId: z.string().meta({ description: 'The template or check that found it.' }),

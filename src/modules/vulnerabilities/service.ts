@@ -5,6 +5,7 @@ import type { Prisma, PrismaClient } from '../../db.js';
 import { validate } from '../../validate.js';
 import { escapeLike, pageEnvelope, pageWindow, prismaDirection, type Page } from '../../pagination.js';
 import { publishWorkspaceEvent } from '../workspaces/events.js';
+import { nodeIdOf } from '../../graphql/ids.js';
 import {
   dismissFindingsInput,
   findingStatisticsInput,
@@ -24,7 +25,7 @@ type FindingRow = Prisma.FindingGetPayload<object>;
 type FindingEventRow = Prisma.FindingEventGetPayload<object>;
 
 /** Every column of the row: GraphQL resolves a Finding from it as well. */
-export type FindingResponse = FindingRow;
+export type FindingResponse = FindingRow & { nodeId: string };
 
 export interface FindingEventResponse {
   id: string;
@@ -39,7 +40,7 @@ export type FindingDetailResponse = FindingResponse & { events: FindingEventResp
 
 function toFindingResponse(row: FindingRow): FindingResponse {
   const { events: _events, ...finding } = row as FindingRow & { events?: unknown };
-  return finding;
+  return { ...finding, nodeId: nodeIdOf('Finding', finding.id) };
 }
 
 function toEventResponse(event: FindingEventRow): FindingEventResponse {

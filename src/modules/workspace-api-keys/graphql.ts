@@ -1,5 +1,5 @@
 import { builder } from '../../graphql/builder.js';
-import { MUTATION_ERRORS } from '../../graphql/errors.js';
+import { decodeId } from '../../graphql/ids.js';
 import { WorkspaceRef } from '../workspaces/graphql.js';
 import * as keys from './service.js';
 
@@ -38,23 +38,23 @@ builder.prismaObjectField('Workspace', 'apiKeys', (t) =>
 builder.mutationFields((t) => ({
   createWorkspaceApiKey: t.field({
     type: WorkspaceApiKeySecretRef,
-    errors: { types: MUTATION_ERRORS },
+    errors: {},
     description: 'Makes a named API key for the workspace (owners); the secret is returned this once.',
-    args: { workspaceId: t.arg.globalID({ required: true, for: [WorkspaceRef] }), name: t.arg.string({ required: true }) },
-    resolve: (_root, { workspaceId, name }, ctx) => keys.createWorkspaceApiKey(ctx, workspaceId.id, { name }),
+    args: { workspaceId: t.arg.id({ required: true }), name: t.arg.string({ required: true }) },
+    resolve: (_root, { workspaceId, name }, ctx) => keys.createWorkspaceApiKey(ctx, decodeId(workspaceId, WorkspaceRef, 'workspaceId'), { name }),
   }),
   revokeWorkspaceApiKey: t.field({
     type: WorkspaceApiKeyRef,
-    errors: { types: MUTATION_ERRORS },
+    errors: {},
     description: 'Revokes an API key of the workspace (owners): it stops working at once.',
-    args: { workspaceId: t.arg.globalID({ required: true, for: [WorkspaceRef] }), id: t.arg.id({ required: true }) },
-    resolve: (_root, { workspaceId, id }, ctx) => keys.revokeWorkspaceApiKey(ctx, workspaceId.id, String(id)),
+    args: { workspaceId: t.arg.id({ required: true }), id: t.arg.id({ required: true }) },
+    resolve: (_root, { workspaceId, id }, ctx) => keys.revokeWorkspaceApiKey(ctx, decodeId(workspaceId, WorkspaceRef, 'workspaceId'), decodeId(id, null, 'id')),
   }),
   rotateWorkspaceApiKey: t.field({
     type: WorkspaceApiKeySecretRef,
-    errors: { types: MUTATION_ERRORS },
+    errors: {},
     description: "Replaces the workspace's current API key (the newest valid one) with a new one of the same name (owners); the previous key stops working at once and the secret is returned this once.",
-    args: { workspaceId: t.arg.globalID({ required: true, for: [WorkspaceRef] }) },
-    resolve: (_root, { workspaceId }, ctx) => keys.rotateWorkspaceApiKey(ctx, workspaceId.id),
+    args: { workspaceId: t.arg.id({ required: true }) },
+    resolve: (_root, { workspaceId }, ctx) => keys.rotateWorkspaceApiKey(ctx, decodeId(workspaceId, WorkspaceRef, 'workspaceId')),
   }),
 }));

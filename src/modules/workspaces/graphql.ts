@@ -1,7 +1,7 @@
 import { builder } from '../../graphql/builder.js';
 import { rechecked } from '../../graphql/live-access.js';
-import { MUTATION_ERRORS } from '../../graphql/errors.js';
 import { can } from '../../auth/authz.js';
+import { decodeId, decodeQueryId, nodeIdOf, type NodeTypeName } from '../../graphql/ids.js';
 import { UserRef } from '../accounts/graphql.js';
 import * as workspaces from './service.js';
 import * as members from './members.js';
@@ -115,8 +115,8 @@ builder.queryFields((t) => ({
     type: 'Workspace',
     nullable: true,
     authScopes: { signedIn: true },
-    args: { id: t.arg.globalID({ required: true, for: [WorkspaceRef] }) },
-    resolve: (query, _root, args, ctx) => workspaces.findVisibleWorkspace(ctx, args.id.id, query),
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (query, _root, args, ctx) => workspaces.findVisibleWorkspace(ctx, decodeQueryId(args.id, WorkspaceRef, 'id'), query),
   }),
 }));
 
@@ -128,72 +128,85 @@ function reload(ctx: Parameters<typeof workspaces.findVisibleWorkspace>[0], id: 
 builder.mutationFields((t) => ({
   createWorkspace: t.field({
     type: WorkspaceRef,
-    errors: { types: MUTATION_ERRORS },
+    errors: {},
     args: { input: t.arg({ type: CreateWorkspaceInput, required: true }) },
     resolve: async (_root, { input }, ctx) => reload(ctx, (await workspaces.createWorkspace(ctx, withoutNulls(input) as never)).id),
   }),
   updateWorkspace: t.field({
     type: WorkspaceRef,
-    errors: { types: MUTATION_ERRORS },
-    args: { id: t.arg.globalID({ required: true, for: [WorkspaceRef] }), input: t.arg({ type: UpdateWorkspaceInput, required: true }) },
-    resolve: async (_root, { id, input }, ctx) => reload(ctx, (await workspaces.updateWorkspace(ctx, id.id, withoutNulls(input, ['description']) as never)).id),
+    errors: {},
+    args: { id: t.arg.id({ required: true }), input: t.arg({ type: UpdateWorkspaceInput, required: true }) },
+    resolve: async (_root, { id, input }, ctx) => reload(ctx, (await workspaces.updateWorkspace(ctx, decodeId(id, WorkspaceRef, 'id'), withoutNulls(input, ['description']) as never)).id),
   }),
   setWorkspaceArchived: t.field({
     type: WorkspaceRef,
-    errors: { types: MUTATION_ERRORS },
-    args: { id: t.arg.globalID({ required: true, for: [WorkspaceRef] }), isArchived: t.arg.boolean({ required: true }) },
-    resolve: async (_root, { id, isArchived }, ctx) => reload(ctx, (await workspaces.setWorkspaceArchived(ctx, id.id, { isArchived })).id),
+    errors: {},
+    args: { id: t.arg.id({ required: true }), isArchived: t.arg.boolean({ required: true }) },
+    resolve: async (_root, { id, isArchived }, ctx) => reload(ctx, (await workspaces.setWorkspaceArchived(ctx, decodeId(id, WorkspaceRef, 'id'), { isArchived })).id),
   }),
   deleteWorkspace: t.field({
     type: 'ID',
-    errors: { types: MUTATION_ERRORS },
+    errors: {},
     description: 'Deletes the workspace and everything in it; returns its id.',
-    args: { id: t.arg.globalID({ required: true, for: [WorkspaceRef] }) },
-    resolve: async (_root, { id }, ctx) => {
-      await workspaces.deleteWorkspace(ctx, id.id);
-      return id.id;
+    args: { id: t.arg.id({ required: true }) },
+    resolve: async (_root, args, ctx) => {
+      const id = decodeId(args.id, WorkspaceRef, 'id');
+      await workspaces.deleteWorkspace(ctx, id);
+      return id;
     },
   }),
   addWorkspaceMember: t.prismaField({
     type: 'WorkspaceMember',
-    errors: { types: MUTATION_ERRORS },
+    errors: {},
     args: {
-      workspaceId: t.arg.globalID({ required: true, for: [WorkspaceRef] }),
+      workspaceId: t.arg.id({ required: true }),
       email: t.arg.string({ required: true }),
       role: t.arg({ type: WorkspaceRole }),
     },
     resolve: async (_query, _root, args, ctx) => {
-      const member = await members.addMember(ctx, args.workspaceId.id, { email: args.email, role: args.role ?? undefined });
-      return { ...member, workspaceId: args.workspaceId.id, userId: member.user.id } as never;
+      const workspaceId = decodeId(args.workspaceId, WorkspaceRef, 'workspaceId');
+      const member = await members.addMember(ctx, workspaceId, { email: args.email, role: args.role ?? undefined });
+      return { ...member, workspaceId, userId: member.user.id } as never;
     },
   }),
   updateWorkspaceMemberRole: t.prismaField({
     type: 'WorkspaceMember',
-    errors: { types: MUTATION_ERRORS },
+    errors: {},
     args: {
-      workspaceId: t.arg.globalID({ required: true, for: [WorkspaceRef] }),
+      workspaceId: t.arg.id({ required: true }),
       memberId: t.arg.id({ required: true }),
       role: t.arg({ type: WorkspaceRole, required: true }),
     },
     resolve: async (_query, _root, args, ctx) => {
-      const member = await members.updateMemberRole(ctx, args.workspaceId.id, String(args.memberId), { role: args.role });
-      return { ...member, workspaceId: args.workspaceId.id, userId: member.user.id } as never;
+      const workspaceId = decodeId(args.workspaceId, WorkspaceRef, 'workspaceId');
+      const member = await members.updateMemberRole(ctx, workspaceId, decodeId(args.memberId, null, 'memberId'), { role: args.role });
+      return { ...member, workspaceId, userId: member.user.id } as never;
     },
   }),
   removeWorkspaceMember: t.field({
     type: 'ID',
-    errors: { types: MUTATION_ERRORS },
-    args: { workspaceId: t.arg.globalID({ required: true, for: [WorkspaceRef] }), memberId: t.arg.id({ required: true }) },
-    resolve: async (_root, args, ctx) => (await members.removeMember(ctx, args.workspaceId.id, String(args.memberId))).id,
+    errors: {},
+    args: { workspaceId: t.arg.id({ required: true }), memberId: t.arg.id({ required: true }) },
+    resolve: async (_root, args, ctx) =>
+      (await members.removeMember(ctx, decodeId(args.workspaceId, WorkspaceRef, 'workspaceId'), decodeId(args.memberId, null, 'memberId'))).id,
   }),
 }));
+
+/** Events name their entity by the id GraphQL gives it: the global id of a node, the UUID of anything else. */
+const NODE_OF_EVENT: Record<string, NodeTypeName> = { workspace: 'Workspace', target: 'Target', scan: 'Scan', asset: 'Asset', finding: 'Finding' };
 
 const WorkspaceEventRef = builder.objectRef<{ type: string; workspaceId: string; entityId: string; at: string }>('WorkspaceEvent').implement({
   description: 'Something changed in a workspace; re-read what you show.',
   fields: (t) => ({
     type: t.exposeString('type'),
-    workspaceId: t.exposeString('workspaceId'),
-    entityId: t.exposeString('entityId'),
+    workspaceId: t.string({ description: "The workspace's global id.", resolve: (event) => nodeIdOf('Workspace', event.workspaceId) }),
+    entityId: t.string({
+      description: 'What changed, by its GraphQL id: the global id of a workspace, target, scan, asset or finding (for node(id:)); the UUID of a member, template, tool, key or MCP server.',
+      resolve: (event) => {
+        const node = NODE_OF_EVENT[event.type.split('.')[0]!];
+        return node ? nodeIdOf(node, event.entityId) : event.entityId;
+      },
+    }),
     at: t.exposeString('at'),
   }),
 });
@@ -202,8 +215,11 @@ builder.subscriptionFields((t) => ({
   workspaceEvents: t.field({
     type: WorkspaceEventRef,
     description: 'Events of one workspace, for dashboards. Membership is checked when subscribing and again before each event.',
-    args: { workspaceId: t.arg.globalID({ required: true, for: [WorkspaceRef] }) },
-    subscribe: (_root, args, ctx) => rechecked(ctx, workspaceEvents(ctx, args.workspaceId.id), () => workspaces.getWorkspace(ctx, args.workspaceId.id)),
+    args: { workspaceId: t.arg.id({ required: true }) },
+    subscribe: (_root, args, ctx) => {
+      const workspaceId = decodeQueryId(args.workspaceId, WorkspaceRef, 'workspaceId');
+      return rechecked(ctx, workspaceEvents(ctx, workspaceId), () => workspaces.getWorkspace(ctx, workspaceId));
+    },
     resolve: (event) => event,
   }),
 }));

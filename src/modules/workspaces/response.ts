@@ -1,5 +1,6 @@
 import type { Prisma } from '../../db.js';
 import type { WorkspaceRole } from '../../auth/permissions.js';
+import { nodeIdOf } from '../../graphql/ids.js';
 
 /**
  * What a WorkspaceResponse needs besides the target count: members with their users (memberCount is their
@@ -22,6 +23,8 @@ export interface WorkspaceMemberResponse {
 
 export interface WorkspaceResponse {
   id: string;
+  /** The GraphQL global id. */
+  nodeId: string;
   name: string;
   description: string | null;
   createdAt: Date;
@@ -45,6 +48,7 @@ export function toWorkspaceResponse(row: WorkspaceRow, viewerId: string, targetC
   const mine = row.members.find((member) => member.userId === viewerId);
   return {
     id: row.id,
+    nodeId: nodeIdOf('Workspace', row.id),
     name: row.name,
     description: row.description,
     createdAt: row.createdAt,

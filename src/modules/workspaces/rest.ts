@@ -19,6 +19,7 @@ const memberSchema = z
 const workspaceSchema = z
   .object({
     id: z.string(),
+    nodeId: z.string().meta({ description: 'Its GraphQL global id (`id` there), for node(id:) and the subscriptions; id arguments take either.' }),
     name: z.string(),
     description: z.string().nullable(),
     createdAt: dateTime,
