@@ -6,6 +6,7 @@ import type { Env } from './env.js';
 import type { Logger } from './logger.js';
 import type { Database } from './db.js';
 import { AUTH_BASE_PATH } from './auth/better-auth.js';
+import { clientAddress } from './auth/client-address.js';
 import { createServiceContext, type AppDeps, type ServiceContext } from './context.js';
 import { createRuntime } from './runtime.js';
 import { startWorkers } from './workers.js';
@@ -71,7 +72,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     return createServiceContext(deps, {
       viewer: await resolveViewer(deps, headers),
       requestId: headers.get('x-request-id') ?? randomUUID(),
-      clientIp: req?.socket.remoteAddress ?? 'unknown',
+      clientIp: req ? clientAddress(req, env) : 'unknown',
       workspaceId: headers.get('x-workspace-id')?.trim() || readCookie(headers.get('cookie'), 'wid') || undefined,
     });
   }

@@ -1,4 +1,5 @@
 import { APIError } from 'better-auth/api';
+import { hashSessionToken } from '../../auth/session-token-hash.js';
 import { SESSION_EXPIRES_IN_SECONDS, SESSION_UPDATE_AGE_SECONDS } from '../../auth/better-auth.js';
 import type { AppDeps, ServiceContext, Viewer } from '../../context.js';
 import { AppError, ConflictError, UnauthenticatedError, ValidationError } from '../../errors.js';
@@ -31,6 +32,15 @@ function limitAttempt(ctx: ServiceContext, action: string): void {
   ctx.deps.authLimiter.hit(`${action}:${ctx.clientIp}`);
 }
 
+/**
+ * Besides the per-address limit: attempts per account, whatever address they come from. The e-mail is
+ * normalised as at sign-up, so case and spaces do not open fresh windows.
+ */
+function limitAccountAttempt(ctx: ServiceContext, action: string, email: unknown): void {
+  if (typeof email !== 'string' || !email.trim()) return;
+  ctx.deps.authLimiter.hit(`${action}:account:${email.trim().toLowerCase()}`, ctx.deps.env.AUTH_ACCOUNT_RATE_LIMIT_MAX);
+}
+
 function collectCookies(ctx: ServiceContext, headers: Headers | undefined): void {
   const cookies = headers?.getSetCookie?.() ?? [];
   for (const cookie of cookies) ctx.responseHeaders.append('set-cookie', cookie);
@@ -51,6 +61,7 @@ export async function signUp(ctx: ServiceContext, input: SignUpInput): Promise<A
 
 export async function signIn(ctx: ServiceContext, input: SignInInput): Promise<AuthResult> {
   limitAttempt(ctx, 'sign-in');
+  limitAccountAttempt(ctx, 'sign-in', input?.email);
   const body = validate(signInInput, input);
   try {
     const { headers, response } = await ctx.deps.auth.api.signInEmail({ body, returnHeaders: true });
@@ -109,7 +120,7 @@ const SESSION_UPDATE_AGE_MS = SESSION_UPDATE_AGE_SECONDS * 1000;
  */
 async function freshSessionViewer(deps: AppDeps, token: string): Promise<Viewer | null | undefined> {
   const session = await deps.prisma.session.findUnique({
-    where: { token },
+    where: { token: hashSessionToken(token) },
     select: { expiresAt: true, user: { select: { id: true, name: true, email: true, image: true, role: true } } },
   });
   const now = Date.now();
