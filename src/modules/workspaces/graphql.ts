@@ -4,6 +4,7 @@ import { can } from '../../auth/authz.js';
 import { UserRef } from '../accounts/graphql.js';
 import * as workspaces from './service.js';
 import * as members from './members.js';
+import * as invitations from './invitations.js';
 import { memberCountsOf, rolesInWorkspaces, targetCountsOf, workspaceEvents } from './graphql-support.js';
 import { WORKSPACE_SORT_FIELDS } from './schemas.js';
 
@@ -204,5 +205,32 @@ builder.subscriptionFields((t) => ({
     args: { workspaceId: t.arg.globalID({ required: true, for: [WorkspaceRef] }) },
     subscribe: (_root, args, ctx) => workspaceEvents(ctx, args.workspaceId.id),
     resolve: (event) => event,
+  }),
+}));
+
+const WorkspaceInvitationRef = builder.objectRef<invitations.WorkspaceInvitationResponse>('WorkspaceInvitation').implement({
+  description: 'A pending invitation of an e-mail without an account: it may sign up, and joins the workspace with this role.',
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    email: t.exposeString('email'),
+    role: t.field({ type: WorkspaceRole, resolve: (invitation) => invitation.role }),
+    expiresAt: t.expose('expiresAt', { type: 'DateTime' }),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+  }),
+});
+
+builder.mutationFields((t) => ({
+  inviteWorkspaceMember: t.field({
+    type: WorkspaceInvitationRef,
+    errors: { types: MUTATION_ERRORS },
+    description: 'Invites an e-mail that has no account yet (owners). Re-inviting refreshes role and expiry.',
+    args: { workspaceId: t.arg.globalID({ required: true, for: [WorkspaceRef] }), email: t.arg.string({ required: true }), role: t.arg({ type: WorkspaceRole }) },
+    resolve: (_root, args, ctx) => invitations.inviteMember(ctx, args.workspaceId.id, { email: args.email, role: args.role ?? undefined }),
+  }),
+  revokeWorkspaceInvitation: t.field({
+    type: 'ID',
+    errors: { types: MUTATION_ERRORS },
+    args: { workspaceId: t.arg.globalID({ required: true, for: [WorkspaceRef] }), invitationId: t.arg.id({ required: true }) },
+    resolve: async (_root, args, ctx) => (await invitations.revokeInvitation(ctx, args.workspaceId.id, String(args.invitationId))).id,
   }),
 }));

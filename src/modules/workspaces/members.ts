@@ -1,5 +1,5 @@
 import type { ServiceContext } from '../../context.js';
-import { ConflictError, NotFoundError } from '../../errors.js';
+import { AppError, ConflictError, NotFoundError } from '../../errors.js';
 import { assertCan, isUuid, requireViewer } from '../../auth/authz.js';
 import { validate } from '../../validate.js';
 import type { Prisma } from '../../db.js';
@@ -18,12 +18,12 @@ export async function listMembers(ctx: ServiceContext, workspaceId: string): Pro
   return members.map(toMemberResponse);
 }
 
-/** Adds an existing account by email. */
+/** Adds an existing account by email (an e-mail without an account is invited instead: invitations.ts). */
 export async function addMember(ctx: ServiceContext, workspaceId: string, input: AddMemberInput): Promise<WorkspaceMemberResponse> {
   const { email, role } = validate(addMemberInput, input);
   await assertCan(ctx, 'member:manage', { workspaceId });
   const user = await ctx.deps.prisma.user.findUnique({ where: { email }, select: { id: true } });
-  if (!user) throw new NotFoundError('User with this email');
+  if (!user) throw new AppError('NOT_FOUND', 'No account has this email: invite it instead (POST /api/workspaces/{id}/invitations, or the inviteWorkspaceMember mutation); it joins when it signs up');
   const alreadyMember = () => new ConflictError('This user is already a member of the workspace');
   const existing = await ctx.deps.prisma.workspaceMember.findUnique({ where: { workspaceId_userId: { workspaceId, userId: user.id } } });
   if (existing) throw alreadyMember();
