@@ -20,9 +20,16 @@ import {
   viewerOutput,
 } from './schemas.js';
 import { dateTime } from '../../rest/schemas.js';
+import { requireViewer } from '../../auth/authz.js';
 
 const tags = ['Accounts'];
 const tokenSchema = apiTokenOutput.extend({ createdAt: dateTime, lastUsedAt: dateTime.nullable(), expiresAt: dateTime.nullable(), revokedAt: dateTime.nullable() }).meta({ id: 'ApiToken' });
+
+/** Signed-in routes check the caller before the input: anonymous calls get 401, not 400. */
+const signedIn = procedure.use(({ ctx, next }) => {
+  requireViewer(ctx.svc);
+  return next();
+});
 
 export const accountsRest = router({
   signUp: procedure
@@ -49,19 +56,19 @@ export const accountsRest = router({
     .output(sessionOutput.meta({ id: 'CurrentSession' }))
     .query(({ ctx }) => profile.getSession(ctx.svc, ctx.headers)),
 
-  updateProfile: procedure
+  updateProfile: signedIn
     .meta({ openapi: { method: 'POST', path: '/api/auth/update-user', tags, summary: 'Change your name and/or picture (an http(s) URL, or null)' } })
     .input(updateProfileInput)
     .output(viewerOutput)
     .mutation(({ ctx, input }) => profile.updateProfile(ctx.svc, input)),
 
-  changePassword: procedure
+  changePassword: signedIn
     .meta({ openapi: { method: 'POST', path: '/api/auth/change-password', tags, summary: 'Change your password (needs the current one); optionally end every other session' } })
     .input(changePasswordInput)
     .output(z.object({ token: z.string().nullable() }))
     .mutation(({ ctx, input }) => profile.changePassword(ctx.svc, ctx.headers, input)),
 
-  createUser: procedure
+  createUser: signedIn
     .meta({ successStatus: 201, openapi: { method: 'POST', path: '/api/users', tags, summary: 'Create an account (administrators; works whatever SIGNUP says)' } })
     .input(createUserInput)
     .output(createdUserOutput)

@@ -1,5 +1,5 @@
 import type { ServiceContext } from '../../context.js';
-import { AppError, ConflictError, NotFoundError } from '../../errors.js';
+import { ConflictError, NotFoundError } from '../../errors.js';
 import { assertCan, isUuid, requireViewer } from '../../auth/authz.js';
 import { validate } from '../../validate.js';
 import type { Prisma } from '../../db.js';
@@ -23,7 +23,11 @@ export async function addMember(ctx: ServiceContext, workspaceId: string, input:
   const { email, role } = validate(addMemberInput, input);
   await assertCan(ctx, 'member:manage', { workspaceId });
   const user = await ctx.deps.prisma.user.findUnique({ where: { email }, select: { id: true } });
-  if (!user) throw new AppError('NOT_FOUND', 'No account has this email: invite it instead (POST /api/workspaces/{id}/invitations, or the inviteWorkspaceMember mutation); it joins when it signs up');
+  if (!user) {
+    // A NotFoundError (GraphQL's typed error) whose message says what to do instead.
+    const message = 'No account has this email: invite it instead (POST /api/workspaces/{id}/invitations, or the inviteWorkspaceMember mutation); it joins when it signs up';
+    throw Object.assign(new NotFoundError('Account'), { message });
+  }
   const alreadyMember = () => new ConflictError('This user is already a member of the workspace');
   const existing = await ctx.deps.prisma.workspaceMember.findUnique({ where: { workspaceId_userId: { workspaceId, userId: user.id } } });
   if (existing) throw alreadyMember();
