@@ -1,11 +1,10 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
-import { toNodeHandler } from 'better-auth/node';
 import type { Env } from './env.js';
 import type { Logger } from './logger.js';
 import type { Database } from './db.js';
-import { AUTH_BASE_PATH } from './auth/better-auth.js';
+import { clientAddress } from './auth/client-address.js';
 import { createServiceContext, type AppDeps, type ServiceContext } from './context.js';
 import { createRuntime } from './runtime.js';
 import { startWorkers } from './workers.js';
@@ -75,23 +74,20 @@ export async function createApp(options: AppOptions): Promise<App> {
     return createServiceContext(deps, {
       viewer: await resolveViewer(deps, headers),
       requestId: headers.get('x-request-id') ?? randomUUID(),
-      clientIp: req?.socket.remoteAddress ?? 'unknown',
+      clientIp: req ? clientAddress(req, env) : 'unknown',
       workspaceId: headers.get('x-workspace-id')?.trim() || readCookie(headers.get('cookie'), 'wid') || undefined,
     });
   }
 
   const yoga = createGraphQLServer({ deps, buildContext, plugins: [metrics.graphqlPlugin] });
-  const authHandler = toNodeHandler(deps.auth);
   const rest = createRestHandler({
     bodyLimit: env.BODY_LIMIT_BYTES,
     buildContext: (req) => buildContext(toHeaders(req), req),
     onUnexpectedError: (error, procedurePath) => log.error({ err: error, procedure: procedurePath }, 'REST procedure failed'),
-    // The auth library's remaining routes (get-session, sign-out with cookies, …) live under its base path.
-    fallback: async (req, res) => {
-      if (!req.url?.startsWith(`${AUTH_BASE_PATH}/`)) return false;
-      await authHandler(req, res);
-      return true;
-    },
+    // The auth routes the product needs (sign-up, sign-in, sign-out, get-session, update-user, change-password)
+    // are REST procedures with our validation and limits (modules/accounts/rest.ts); the auth library's other
+    // routes (list-sessions hands out other sessions' tokens, …) are not served: 404 like any unknown path.
+    fallback: async () => false,
   });
   // Our MCP endpoint (workspace API keys), beside the REST handler: it speaks JSON-RPC and SSE, not tRPC.
   const mcp = createMcpEndpoint(deps);

@@ -3,6 +3,8 @@ import { createHash } from 'node:crypto';
 import { startTestApp, type TestApp } from './support/app.js';
 import { clientFor } from './support/client.js';
 
+const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
+
 let server: TestApp;
 let client: ReturnType<typeof clientFor>;
 
@@ -79,12 +81,12 @@ describe('session lifetime', () => {
   it('a session due for extension is extended on use; an expired one is refused', async () => {
     const user = await client.signUp('Lifetime');
     const dueAt = new Date(Date.now() + 5 * 86_400_000); // last extended two days ago
-    await server.db.prisma.session.update({ where: { token: user.token }, data: { expiresAt: dueAt } });
+    await server.db.prisma.session.update({ where: { token: sha256(user.token) }, data: { expiresAt: dueAt } });
     expect((await client.api('GET', '/api/v1/api/users/me', { as: user })).status).toBe(200);
-    const extended = await server.db.prisma.session.findUniqueOrThrow({ where: { token: user.token } });
+    const extended = await server.db.prisma.session.findUniqueOrThrow({ where: { token: sha256(user.token) } });
     expect(extended.expiresAt.getTime()).toBeGreaterThan(dueAt.getTime() + 86_400_000);
 
-    await server.db.prisma.session.update({ where: { token: user.token }, data: { expiresAt: new Date(Date.now() - 1000) } });
+    await server.db.prisma.session.update({ where: { token: sha256(user.token) }, data: { expiresAt: new Date(Date.now() - 1000) } });
     expect((await client.api('GET', '/api/v1/api/users/me', { as: user })).status).toBe(401);
     expect((await client.gql('{ viewer { id } }', { as: user })).data).toEqual({ viewer: null });
   });

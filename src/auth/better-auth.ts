@@ -2,6 +2,7 @@ import { betterAuth } from 'better-auth';
 import { prismaAdapter } from 'better-auth/adapters/prisma';
 import { bearer } from 'better-auth/plugins';
 import type { PrismaClient } from '../db.js';
+import { hashSessionTokens } from './session-token-hash.js';
 
 export const AUTH_BASE_PATH = '/api/v1/api/auth';
 
@@ -26,7 +27,8 @@ export function createAuth({ prisma, secret, baseURL }: AuthOptions) {
     baseURL,
     basePath: AUTH_BASE_PATH,
     secret,
-    database: prismaAdapter(prisma, { provider: 'postgresql' }),
+    // Session tokens are stored as SHA-256 hashes (auth/session-token-hash.ts).
+    database: hashSessionTokens(prismaAdapter(prisma, { provider: 'postgresql' })),
     emailAndPassword: { enabled: true, minPasswordLength: 8, maxPasswordLength: 128, autoSignIn: true },
     session: { expiresIn: SESSION_EXPIRES_IN_SECONDS, updateAge: SESSION_UPDATE_AGE_SECONDS },
     plugins: [bearer()],
@@ -42,10 +44,12 @@ export function createAuth({ prisma, secret, baseURL }: AuthOptions) {
     databaseHooks: {
       user: {
         create: {
-          // The first account on a fresh instance administers it.
+          // The first account on a fresh instance administers it. Sign-up cannot set a role (input: false);
+          // an administrator creating an account (or `npm run admin:create`) may.
           before: async (user) => {
             const existing = await prisma.user.count();
-            return { data: { ...user, role: existing === 0 ? 'admin' : 'user' } };
+            const requested = (user as { role?: unknown }).role === 'admin' ? 'admin' : 'user';
+            return { data: { ...user, role: existing === 0 ? 'admin' : requested } };
           },
         },
       },

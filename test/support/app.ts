@@ -75,6 +75,8 @@ export async function startTestApp(
     AUTH_SECRET: 'test-secret-that-is-long-enough-0123456789',
     AUTH_RATE_LIMIT_MAX: '10000',
     AUTH_ACCOUNT_RATE_LIMIT_MAX: '10000',
+    // Tests sign up many users; the default (invite once an account exists) is tested in test/signup.test.ts.
+    SIGNUP: 'open',
     SHUTDOWN_DRAIN_MS: '0',
     ...(redisUrl ? { REDIS_URL: redisUrl } : {}),
     ...envOverrides,

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { AppDeps, ServiceContext, Viewer } from '../../context.js';
-import { NotFoundError } from '../../errors.js';
+import { ForbiddenError, NotFoundError } from '../../errors.js';
 import { isUuid, requireViewer } from '../../auth/authz.js';
 import { validate } from '../../validate.js';
 import { createApiTokenInput, type CreateApiTokenInput } from './schemas.js';
@@ -21,9 +21,21 @@ function hashToken(token: string): string {
   return createHash('sha256').update(token).digest('hex');
 }
 
+/**
+ * Token management needs a signed-in session: a leaked token must not be able to mint fresh tokens
+ * (outliving its own revocation) nor revoke or enumerate the owner's others.
+ */
+function requireSessionViewer(ctx: ServiceContext) {
+  const viewer = requireViewer(ctx);
+  if (viewer.via !== 'session') {
+    throw new ForbiddenError('Personal API tokens are managed from a signed-in session, not with an API token: sign in with your password to create, list or revoke tokens');
+  }
+  return viewer;
+}
+
 /** Creates a token and shows its secret this once; only its SHA-256 is stored. */
 export async function createApiToken(ctx: ServiceContext, input: CreateApiTokenInput) {
-  const viewer = requireViewer(ctx);
+  const viewer = requireSessionViewer(ctx);
   const { name, expiresInDays } = validate(createApiTokenInput, input);
   const token = TOKEN_PREFIX + randomBytes(32).toString('base64url');
   const apiToken = await ctx.deps.prisma.apiToken.create({
@@ -40,12 +52,12 @@ export async function createApiToken(ctx: ServiceContext, input: CreateApiTokenI
 }
 
 export async function listApiTokens(ctx: ServiceContext) {
-  const viewer = requireViewer(ctx);
+  const viewer = requireSessionViewer(ctx);
   return ctx.deps.prisma.apiToken.findMany({ where: { userId: viewer.id }, orderBy: { createdAt: 'desc' }, select: publicFields });
 }
 
 export async function revokeApiToken(ctx: ServiceContext, id: string) {
-  const viewer = requireViewer(ctx);
+  const viewer = requireSessionViewer(ctx);
   const existing = isUuid(id) ? await ctx.deps.prisma.apiToken.findFirst({ where: { id, userId: viewer.id }, select: { id: true, revokedAt: true } }) : null;
   if (!existing) throw new NotFoundError('API token');
   return ctx.deps.prisma.apiToken.update({

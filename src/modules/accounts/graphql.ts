@@ -3,6 +3,8 @@ import { decodeId } from '../../graphql/ids.js';
 import type { Viewer } from '../../context.js';
 import * as accounts from './service.js';
 import * as apiTokens from './api-tokens.js';
+import * as profile from './profile.js';
+import * as users from './users.js';
 
 export const UserRef = builder.prismaObject('User', {
   description: 'A person with an account. Their email is shown only to themselves (see Viewer).',
@@ -64,6 +66,27 @@ const SignInInput = builder.inputType('SignInInput', {
   fields: (t) => ({ email: t.string({ required: true }), password: t.string({ required: true }) }),
 });
 
+const CreatedUserRef = builder.objectRef<users.CreatedUser>('CreatedUser').implement({
+  description: 'An account created by an administrator.',
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    name: t.exposeString('name'),
+    email: t.exposeString('email'),
+    role: t.field({ type: InstanceRole, resolve: (user) => user.role }),
+  }),
+});
+
+const CreateUserInput = builder.inputType('CreateUserInput', {
+  fields: (t) => ({
+    name: t.string({ required: true }),
+    email: t.string({ required: true }),
+    password: t.string({ required: true }),
+    role: t.field({ type: InstanceRole }),
+  }),
+});
+const UpdateProfileInput = builder.inputType('UpdateProfileInput', {
+  fields: (t) => ({ name: t.string(), image: t.string({ description: 'An http(s) URL; null removes the picture.' }) }),
+});
 builder.queryFields((t) => ({
   viewer: t.field({
     type: ViewerRef,
@@ -90,6 +113,19 @@ builder.mutationFields((t) => ({
     errors: {},
     args: { input: t.arg({ type: SignInInput, required: true }) },
     resolve: (_root, { input }, ctx) => accounts.signIn(ctx, input),
+  }),
+  createUser: t.field({
+    type: CreatedUserRef,
+    errors: {},
+    description: 'Creates an account (administrators; works whatever SIGNUP says).',
+    args: { input: t.arg({ type: CreateUserInput, required: true }) },
+    resolve: (_root, { input }, ctx) => users.createUser(ctx, { ...input, role: input.role ?? undefined }),
+  }),
+  updateProfile: t.field({
+    type: ViewerRef,
+    errors: {},
+    args: { input: t.arg({ type: UpdateProfileInput, required: true }) },
+    resolve: (_root, { input }, ctx) => profile.updateProfile(ctx, { name: input.name ?? undefined, image: input.image }),
   }),
   createApiToken: t.field({
     type: CreatedApiToken,

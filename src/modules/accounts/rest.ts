@@ -1,10 +1,25 @@
 import { z } from 'zod';
 import { router } from '../../rest/trpc.js';
-import { publicProcedure, signedInProcedure } from '../../rest/procedures.js';
+import { adminProcedure, publicProcedure, signedInProcedure } from '../../rest/procedures.js';
 import { idParam } from '../../rest/schemas.js';
 import * as accounts from './service.js';
 import * as apiTokens from './api-tokens.js';
-import { apiTokenOutput, authResult, createApiTokenInput, createdApiTokenOutput, signInInput, signUpInput, viewerOutput } from './schemas.js';
+import * as profile from './profile.js';
+import * as users from './users.js';
+import {
+  apiTokenOutput,
+  authResult,
+  changePasswordInput,
+  createApiTokenInput,
+  createdApiTokenOutput,
+  createdUserOutput,
+  createUserInput,
+  sessionOutput,
+  signInInput,
+  signUpInput,
+  updateProfileInput,
+  viewerOutput,
+} from './schemas.js';
 import { dateTime } from '../../rest/schemas.js';
 
 const tags = ['Accounts'];
@@ -28,6 +43,30 @@ export const accountsRest = router({
     .input(z.object({}).strict().optional())
     .output(z.object({ success: z.boolean() }))
     .mutation(({ ctx }) => accounts.signOut(ctx.svc, ctx.headers)),
+
+  getSession: publicProcedure
+    .meta({ openapi: { method: 'GET', path: '/api/auth/get-session', tags, summary: 'The current session and user (null when signed out); never the session token' } })
+    .input(z.object({}).strict().optional())
+    .output(sessionOutput.meta({ id: 'CurrentSession' }))
+    .query(({ ctx }) => profile.getSession(ctx.svc, ctx.headers)),
+
+  updateProfile: signedInProcedure
+    .meta({ openapi: { method: 'POST', path: '/api/auth/update-user', tags, summary: 'Change your name and/or picture (an http(s) URL, or null)' } })
+    .input(updateProfileInput)
+    .output(viewerOutput)
+    .mutation(({ ctx, input }) => profile.updateProfile(ctx.svc, input)),
+
+  changePassword: signedInProcedure
+    .meta({ openapi: { method: 'POST', path: '/api/auth/change-password', tags, summary: 'Change your password (needs the current one); optionally end every other session' } })
+    .input(changePasswordInput)
+    .output(z.object({ token: z.string().nullable() }))
+    .mutation(({ ctx, input }) => profile.changePassword(ctx.svc, ctx.headers, input)),
+
+  createUser: adminProcedure
+    .meta({ successStatus: 201, openapi: { method: 'POST', path: '/api/users', tags, summary: 'Create an account (administrators; works whatever SIGNUP says)' } })
+    .input(createUserInput)
+    .output(createdUserOutput)
+    .mutation(({ ctx, input }) => users.createUser(ctx.svc, input)),
 
   me: signedInProcedure
     .meta({ openapi: { method: 'GET', path: '/api/users/me', tags, summary: 'The signed-in user' } })

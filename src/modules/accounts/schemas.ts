@@ -2,13 +2,28 @@ import { z } from 'zod';
 
 export const emailSchema = z.string().trim().toLowerCase().email({ message: 'must be a valid email address' }).max(254);
 
+const NO_NUL = { message: 'must not contain NUL characters' };
+export const nameSchema = z.string().trim().min(1, { message: 'must not be empty' }).max(100).refine((value) => !value.includes('\0'), NO_NUL);
+export const passwordSchema = z.string().min(8, { message: 'must be at least 8 characters' }).max(128).refine((value) => !value.includes('\0'), NO_NUL);
+
 export const signUpInput = z
   .object({
-    name: z.string().trim().min(1, { message: 'must not be empty' }).max(100),
+    name: nameSchema,
     email: emailSchema,
-    password: z.string().min(8, { message: 'must be at least 8 characters' }).max(128),
+    password: passwordSchema,
   })
   .strict();
+
+export const createUserInput = z
+  .object({
+    name: nameSchema,
+    email: emailSchema,
+    password: passwordSchema,
+    role: z.enum(['admin', 'user']).default('user'),
+  })
+  .strict();
+
+export const createdUserOutput = z.object({ id: z.string(), name: z.string(), email: z.string(), role: z.enum(['admin', 'user']) }).meta({ id: 'CreatedUser' });
 
 export const signInInput = z
   .object({
@@ -50,4 +65,35 @@ export const viewerOutput = z.object({
 
 export type SignUpInput = z.infer<typeof signUpInput>;
 export type SignInInput = z.infer<typeof signInInput>;
+export type CreateUserInput = z.input<typeof createUserInput>;
 export type CreateApiTokenInput = z.infer<typeof createApiTokenInput>;
+
+/** A profile picture is a link the browser fetches: only http(s), never javascript:, data: or file:. */
+const imageUrl = z
+  .string()
+  .trim()
+  .max(2048)
+  .refine((value) => URL.canParse(value) && /^https?:$/.test(new URL(value).protocol), { message: 'must be an http:// or https:// URL' });
+
+export const updateProfileInput = z
+  .object({ name: nameSchema.optional(), image: imageUrl.nullable().optional() })
+  .strict()
+  .refine((value) => value.name !== undefined || value.image !== undefined, { message: 'send name and/or image' });
+
+export const changePasswordInput = z
+  .object({
+    currentPassword: z.string().min(1, { message: 'must not be empty' }).max(128),
+    newPassword: passwordSchema,
+    revokeOtherSessions: z.boolean().default(false),
+  })
+  .strict();
+
+export const sessionOutput = z
+  .object({
+    session: z.object({ id: z.string(), userId: z.string(), expiresAt: z.date(), createdAt: z.date(), updatedAt: z.date(), ipAddress: z.string().nullable(), userAgent: z.string().nullable() }),
+    user: viewerOutput,
+  })
+  .nullable();
+
+export type UpdateProfileInput = z.input<typeof updateProfileInput>;
+export type ChangePasswordInput = z.input<typeof changePasswordInput>;

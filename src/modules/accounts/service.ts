@@ -1,4 +1,5 @@
 import { APIError } from 'better-auth/api';
+import { hashSessionToken } from '../../auth/session-token-hash.js';
 import { SESSION_EXPIRES_IN_SECONDS, SESSION_UPDATE_AGE_SECONDS } from '../../auth/better-auth.js';
 import type { AppDeps, ServiceContext, Viewer } from '../../context.js';
 import { AppError, ConflictError, UnauthenticatedError, ValidationError } from '../../errors.js';
@@ -6,6 +7,8 @@ import { requireViewer } from '../../auth/authz.js';
 import { validate } from '../../validate.js';
 import { signInInput, signUpInput, type SignInInput, type SignUpInput } from './schemas.js';
 import { verifyApiToken, isApiToken } from './api-tokens.js';
+import { assertMaySignUp } from './users.js';
+import { acceptInvitations } from '../workspaces/invitations.js';
 
 export interface AuthResult {
   token: string;
@@ -13,13 +16,14 @@ export interface AuthResult {
 }
 
 /** better-auth speaks in APIError; the rest of the app speaks in AppError. */
-function fromAuthError(error: unknown): never {
+export function fromAuthError(error: unknown): never {
   if (error instanceof APIError) {
     const body = (error.body ?? {}) as { code?: string; message?: string };
     const message = body.message ?? error.message;
     if (body.code === 'USER_ALREADY_EXISTS' || body.code === 'USER_ALREADY_EXISTS_USE_ANOTHER_EMAIL') {
       throw new ConflictError('An account with this email already exists');
     }
+    if (body.code === 'INVALID_PASSWORD') throw new ValidationError('Invalid input: currentPassword: is incorrect', [{ field: 'currentPassword', message: 'is incorrect' }]);
     if (error.statusCode === 401 || body.code === 'INVALID_EMAIL_OR_PASSWORD') throw new UnauthenticatedError('Invalid email or password');
     if (error.statusCode === 400 || error.statusCode === 422) throw new ValidationError(message);
     throw new AppError('BAD_REQUEST', message);
@@ -27,11 +31,20 @@ function fromAuthError(error: unknown): never {
   throw error;
 }
 
-function limitAttempt(ctx: ServiceContext, action: string): void {
+export function limitAttempt(ctx: ServiceContext, action: string): void {
   ctx.deps.authLimiter.hit(`${action}:${ctx.clientIp}`);
 }
 
-function collectCookies(ctx: ServiceContext, headers: Headers | undefined): void {
+/**
+ * Besides the per-address limit: attempts per account, whatever address they come from. The e-mail is
+ * normalised as at sign-up, so case and spaces do not open fresh windows.
+ */
+export function limitAccountAttempt(ctx: ServiceContext, action: string, email: unknown): void {
+  if (typeof email !== 'string' || !email.trim()) return;
+  ctx.deps.authLimiter.hit(`${action}:account:${email.trim().toLowerCase()}`, ctx.deps.env.AUTH_ACCOUNT_RATE_LIMIT_MAX);
+}
+
+export function collectCookies(ctx: ServiceContext, headers: Headers | undefined): void {
   const cookies = headers?.getSetCookie?.() ?? [];
   for (const cookie of cookies) ctx.responseHeaders.append('set-cookie', cookie);
 }
@@ -39,18 +52,23 @@ function collectCookies(ctx: ServiceContext, headers: Headers | undefined): void
 export async function signUp(ctx: ServiceContext, input: SignUpInput): Promise<AuthResult> {
   limitAttempt(ctx, 'sign-up');
   const body = validate(signUpInput, input);
+  await assertMaySignUp(ctx.deps, body.email);
+  let result: AuthResult;
   try {
     const { headers, response } = await ctx.deps.auth.api.signUpEmail({ body, returnHeaders: true });
     if (!response.token) throw new AppError('INTERNAL', 'Sign-up did not create a session');
     collectCookies(ctx, headers);
-    return { token: response.token, user: { id: response.user.id, name: response.user.name, email: response.user.email } };
+    result = { token: response.token, user: { id: response.user.id, name: response.user.name, email: response.user.email } };
   } catch (error) {
     fromAuthError(error);
   }
+  await acceptInvitations(ctx, result.user);
+  return result;
 }
 
 export async function signIn(ctx: ServiceContext, input: SignInInput): Promise<AuthResult> {
   limitAttempt(ctx, 'sign-in');
+  limitAccountAttempt(ctx, 'sign-in', input?.email);
   const body = validate(signInInput, input);
   try {
     const { headers, response } = await ctx.deps.auth.api.signInEmail({ body, returnHeaders: true });
@@ -65,7 +83,7 @@ export async function signIn(ctx: ServiceContext, input: SignInInput): Promise<A
 export async function signOut(ctx: ServiceContext, headers: Headers): Promise<{ success: boolean }> {
   requireViewer(ctx);
   try {
-    await ctx.deps.auth.api.signOut({ headers });
+    collectCookies(ctx, (await ctx.deps.auth.api.signOut({ headers, returnHeaders: true })).headers);
   } catch (error) {
     fromAuthError(error);
   }
@@ -109,7 +127,7 @@ const SESSION_UPDATE_AGE_MS = SESSION_UPDATE_AGE_SECONDS * 1000;
  */
 async function freshSessionViewer(deps: AppDeps, token: string): Promise<Viewer | null | undefined> {
   const session = await deps.prisma.session.findUnique({
-    where: { token },
+    where: { token: hashSessionToken(token) },
     select: { expiresAt: true, user: { select: { id: true, name: true, email: true, image: true, role: true } } },
   });
   const now = Date.now();

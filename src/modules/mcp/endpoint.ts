@@ -5,6 +5,7 @@ import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { AppDeps } from '../../context.js';
 import { AppError, errorBody, NotFoundError } from '../../errors.js';
+import { clientAddress } from '../../auth/client-address.js';
 import { sendError, toHeaders } from '../../rest/handler.js';
 import {
   authenticateWorkspaceApiKey,
@@ -71,7 +72,7 @@ export function createMcpEndpoint(deps: AppDeps): McpEndpoint {
 
   function contextFactory(req: IncomingMessage, principal: WorkspaceKeyPrincipal) {
     const requestId = typeof req.headers['x-request-id'] === 'string' ? req.headers['x-request-id'] : randomUUID();
-    const clientIp = req.socket.remoteAddress ?? 'unknown';
+    const clientIp = clientAddress(req, deps.env);
     // A fresh context per tool call: its role memo never outlives the call.
     return () => serviceContextForKey(deps, principal, { requestId, clientIp });
   }

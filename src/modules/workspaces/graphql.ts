@@ -5,6 +5,7 @@ import { decodeId, decodeQueryId, nodeIdOf, type NodeTypeName } from '../../grap
 import { UserRef } from '../accounts/graphql.js';
 import * as workspaces from './service.js';
 import * as members from './members.js';
+import * as invitations from './invitations.js';
 import { memberCountsOf, rolesInWorkspaces, targetCountsOf, workspaceEvents } from './graphql-support.js';
 import { WORKSPACE_SORT_FIELDS } from './schemas.js';
 
@@ -221,5 +222,33 @@ builder.subscriptionFields((t) => ({
       return rechecked(ctx, workspaceEvents(ctx, workspaceId), () => workspaces.getWorkspace(ctx, workspaceId));
     },
     resolve: (event) => event,
+  }),
+}));
+
+const WorkspaceInvitationRef = builder.objectRef<invitations.WorkspaceInvitationResponse>('WorkspaceInvitation').implement({
+  description: 'A pending invitation of an e-mail without an account: it may sign up, and joins the workspace with this role.',
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    email: t.exposeString('email'),
+    role: t.field({ type: WorkspaceRole, resolve: (invitation) => invitation.role }),
+    expiresAt: t.expose('expiresAt', { type: 'DateTime' }),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+  }),
+});
+
+builder.mutationFields((t) => ({
+  inviteWorkspaceMember: t.field({
+    type: WorkspaceInvitationRef,
+    errors: {},
+    description: 'Invites an e-mail that has no account yet (owners). Re-inviting refreshes role and expiry.',
+    args: { workspaceId: t.arg.id({ required: true }), email: t.arg.string({ required: true }), role: t.arg({ type: WorkspaceRole }) },
+    resolve: (_root, args, ctx) => invitations.inviteMember(ctx, decodeId(args.workspaceId, WorkspaceRef, 'workspaceId'), { email: args.email, role: args.role ?? undefined }),
+  }),
+  revokeWorkspaceInvitation: t.field({
+    type: 'ID',
+    errors: {},
+    args: { workspaceId: t.arg.id({ required: true }), invitationId: t.arg.id({ required: true }) },
+    resolve: async (_root, args, ctx) =>
+      (await invitations.revokeInvitation(ctx, decodeId(args.workspaceId, WorkspaceRef, 'workspaceId'), decodeId(args.invitationId, null, 'invitationId'))).id,
   }),
 }));

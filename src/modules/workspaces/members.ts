@@ -18,12 +18,16 @@ export async function listMembers(ctx: ServiceContext, workspaceId: string): Pro
   return members.map(toMemberResponse);
 }
 
-/** Adds an existing account by email. */
+/** Adds an existing account by email (an e-mail without an account is invited instead: invitations.ts). */
 export async function addMember(ctx: ServiceContext, workspaceId: string, input: AddMemberInput): Promise<WorkspaceMemberResponse> {
   const { email, role } = validate(addMemberInput, input);
   await assertCan(ctx, 'member:manage', { workspaceId });
   const user = await ctx.deps.prisma.user.findUnique({ where: { email }, select: { id: true } });
-  if (!user) throw new NotFoundError('User with this email');
+  if (!user) {
+    // A NotFoundError (GraphQL's typed error) whose message says what to do instead.
+    const message = 'No account has this email: invite it instead (POST /api/workspaces/{id}/invitations, or the inviteWorkspaceMember mutation); it joins when it signs up';
+    throw Object.assign(new NotFoundError('Account'), { message });
+  }
   const alreadyMember = () => new ConflictError('This user is already a member of the workspace');
   const existing = await ctx.deps.prisma.workspaceMember.findUnique({ where: { workspaceId_userId: { workspaceId, userId: user.id } } });
   if (existing) throw alreadyMember();

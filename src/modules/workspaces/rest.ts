@@ -4,6 +4,7 @@ import { requestHeaders, signedInProcedure, workspaceProcedure } from '../../res
 import { dateTime, idOutput, idParam, pageSchema, uuidParam } from '../../rest/schemas.js';
 import * as workspaces from './service.js';
 import * as members from './members.js';
+import { invitationProcedures } from './invitations-rest.js';
 import { addMemberInput, createWorkspaceInput, listWorkspacesInput, setArchivedInput, updateMemberInput, updateWorkspaceInput } from './schemas.js';
 
 const memberSchema = z
@@ -98,4 +99,6 @@ export const workspacesRest = router({
     .input(addMemberInput.extend({ id: uuidParam }))
     .output(memberSchema)
     .mutation(({ ctx, input: { id, ...body } }) => members.addMember(ctx.svc, id, body)),
+
+  ...invitationProcedures,
 });
