@@ -16,6 +16,7 @@ import { buildOpenApiDocument } from './rest/openapi.js';
 import { serveDocs } from './rest/docs.js';
 import { createMetrics } from './metrics.js';
 import { createReadinessProbe } from './ops/readiness.js';
+import { drainListener } from './ops/drain.js';
 import { metricsAuthorized } from './ops/metrics-token.js';
 import { AppError, errorBody } from './errors.js';
 import { LOGO_ROUTE } from './modules/system-configs/service.js';
@@ -169,20 +170,20 @@ export async function createApp(options: AppOptions): Promise<App> {
       // its connection, so keep-alive clients move elsewhere. Only then does the listener close.
       draining = true;
       for (const res of inFlight) if (!res.headersSent) res.setHeader('connection', 'close');
-      if (env.SHUTDOWN_DRAIN_MS > 0) {
-        log.info({ drainMs: env.SHUTDOWN_DRAIN_MS }, 'draining: /ready answers 503, requests are still served');
-        await new Promise((resolve) => setTimeout(resolve, env.SHUTDOWN_DRAIN_MS));
-      }
-      shuttingDown = true;
-      // One bound for the whole shutdown: the HTTP side and the workers share it.
-      const deadline = Date.now() + env.SHUTDOWN_TIMEOUT_MS;
+      // One bound for the whole shutdown after the drain period: the HTTP side and the workers share it.
+      const deadline = Date.now() + env.SHUTDOWN_DRAIN_MS + env.SHUTDOWN_TIMEOUT_MS;
       // Past the bound, cut whatever is left: requests still running, and websockets whose client never
       // answered the close frame (the ws library would otherwise wait 30 s for it).
       const force = setTimeout(() => {
         for (const client of socket.wss.clients) client.terminate();
         server.closeAllConnections();
-      }, env.SHUTDOWN_TIMEOUT_MS);
+      }, deadline - Date.now());
       force.unref();
+      if (env.SHUTDOWN_DRAIN_MS > 0) {
+        log.info({ drainMs: env.SHUTDOWN_DRAIN_MS }, 'draining: /ready answers 503, requests are still served');
+        await drainListener(server, { drainMs: env.SHUTDOWN_DRAIN_MS, quietMs: Math.min(env.SHUTDOWN_DRAIN_MS, 500), deadline });
+      }
+      shuttingDown = true;
       // Stop accepting connections first. Requests in flight finish, on a connection marked to close
       // (a keep-alive connection would otherwise hold server.close() open for keepAliveTimeout).
       const closed = new Promise<void>((resolve) => (server.listening ? server.close(() => resolve()) : resolve()));
