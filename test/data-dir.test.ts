@@ -1,6 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { DataDirInUseError, lockDataDir } from '../src/ops/data-dir-lock.js';
 import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -181,4 +183,44 @@ describe('npm start', () => {
     // It stopped cleanly, not killed: the lock is gone.
     expect(existsSync(join(dataDir, 'pglite.lock'))).toBe(false);
   }, PROCESS_TEST_TIMEOUT);
+});
+
+describe('the data directory lock', () => {
+  function lockDir(): { dir: string; lockPath: string } {
+    const dir = mkdtempSync(join(tmpdir(), 'perimeter-lock-'));
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    return { dir, lockPath: join(dir, 'pglite.lock') };
+  }
+
+  it('is refused while held, in this process or another live one; released, it can be taken again', () => {
+    const { dir, lockPath } = lockDir();
+    const held = lockDataDir(dir, lockPath);
+    expect(() => lockDataDir(dir, lockPath)).toThrow(DataDirInUseError);
+    held.release();
+    expect(existsSync(lockPath)).toBe(false);
+    // A live process on this host (our parent), started when the lock says.
+    const parentStat = readFileSync(`/proc/${process.ppid}/stat`, 'utf8');
+    const startTicks = Number(parentStat.slice(parentStat.lastIndexOf(')') + 2).split(' ')[19]);
+    writeFileSync(lockPath, JSON.stringify({ pid: process.ppid, host: hostname(), startTicks, since: 'earlier' }));
+    expect(() => lockDataDir(dir, lockPath)).toThrow(`The data directory ${dir} (DATA_DIR) is in use by another Perimeter process (pid ${process.ppid}`);
+  });
+
+  it('takes over a stale lock: a dead pid, a reused pid, or another host that stopped refreshing it', () => {
+    const { dir, lockPath } = lockDir();
+    const stale = [
+      { pid: 2 ** 22 + 17, host: hostname(), since: 'dead' },
+      { pid: process.ppid, host: hostname(), startTicks: 1, since: 'reused pid' },
+      { pid: 1234, host: 'another-host', since: 'long ago' },
+    ];
+    for (const owner of stale) {
+      writeFileSync(lockPath, JSON.stringify(owner));
+      if (owner.host === 'another-host') utimesSync(lockPath, new Date(Date.now() - 120_000), new Date(Date.now() - 120_000));
+      const lock = lockDataDir(dir, lockPath);
+      expect(JSON.parse(readFileSync(lockPath, 'utf8'))).toMatchObject({ pid: process.pid, host: hostname() });
+      lock.release();
+    }
+    // Another host's lock that is still being refreshed is respected.
+    writeFileSync(lockPath, JSON.stringify({ pid: 1234, host: 'another-host', since: 'now' }));
+    expect(() => lockDataDir(dir, lockPath)).toThrow(/pid 1234 on host another-host/);
+  });
 });
