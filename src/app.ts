@@ -181,7 +181,9 @@ export async function createApp(options: AppOptions): Promise<App> {
       force.unref();
       if (env.SHUTDOWN_DRAIN_MS > 0) {
         log.info({ drainMs: env.SHUTDOWN_DRAIN_MS }, 'draining: /ready answers 503, requests are still served');
-        await drainListener(server, { drainMs: env.SHUTDOWN_DRAIN_MS, quietMs: Math.min(env.SHUTDOWN_DRAIN_MS, 500), deadline });
+        // Waiting for connections to stop arriving takes at most half the shutdown bound: the rest is for closing.
+        const drainDeadline = Date.now() + env.SHUTDOWN_DRAIN_MS + env.SHUTDOWN_TIMEOUT_MS / 2;
+        await drainListener(server, { drainMs: env.SHUTDOWN_DRAIN_MS, quietMs: Math.min(env.SHUTDOWN_DRAIN_MS, 500), deadline: drainDeadline });
       }
       shuttingDown = true;
       // Stop accepting connections first. Requests in flight finish, on a connection marked to close
