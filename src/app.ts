@@ -17,6 +17,9 @@ import { createRestHandler, sendError, toHeaders } from './rest/handler.js';
 import { buildOpenApiDocument } from './rest/openapi.js';
 import { serveDocs } from './rest/docs.js';
 import { createMetrics } from './metrics.js';
+import { createReadinessProbe } from './ops/readiness.js';
+import { drainListener } from './ops/drain.js';
+import { metricsAuthorized } from './ops/metrics-token.js';
 import { AppError, errorBody } from './errors.js';
 import { LOGO_ROUTE } from './modules/system-configs/service.js';
 import { serveSystemLogo } from './modules/system-configs/logo-route.js';
@@ -67,7 +70,9 @@ export async function createApp(options: AppOptions): Promise<App> {
   const { deps } = runtime;
   const { log, db } = deps;
   if (env.WORKERS) await startWorkers(deps);
-  const metrics = createMetrics(db);
+  const metrics = createMetrics(deps);
+  // /ready must answer at once under load: the database check runs behind it, not in front of it.
+  const readiness = createReadinessProbe(() => db.sql.query('SELECT 1'));
   const cors = createCorsPolicy(env);
 
   async function buildContext(headers: Headers, req?: IncomingMessage): Promise<ServiceContext> {
@@ -92,6 +97,9 @@ export async function createApp(options: AppOptions): Promise<App> {
   // Our MCP endpoint (workspace API keys), beside the REST handler: it speaks JSON-RPC and SSE, not tRPC.
   const mcp = createMcpEndpoint(deps);
   let openApiJson: string | undefined;
+  /** Shutdown has begun: /ready answers 503 and responses ask clients to close their connection, but requests are still served. */
+  let draining = false;
+  /** The listener is closing: connections are closed as soon as they are idle. */
   let shuttingDown = false;
 
   async function route(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
@@ -99,14 +107,15 @@ export async function createApp(options: AppOptions): Promise<App> {
     if (cors.handle(req, res)) return;
     if (path === '/health') return sendJson(res, 200, { status: 'ok' });
     if (path === '/ready') {
-      try {
-        await db.sql.query('SELECT 1');
-        return sendJson(res, shuttingDown ? 503 : 200, { status: shuttingDown ? 'shutting-down' : 'ready', database: db.kind });
-      } catch {
-        return sendJson(res, 503, { status: 'unavailable', database: db.kind });
-      }
+      if (draining) return sendJson(res, 503, { status: 'shutting-down', database: db.kind });
+      if (await readiness.databaseReachable()) return sendJson(res, 200, { status: 'ready', database: db.kind });
+      return sendJson(res, 503, { status: 'unavailable', database: db.kind });
     }
     if (path === '/metrics') {
+      if (!metricsAuthorized(env.METRICS_TOKEN, req.headers.authorization)) {
+        res.setHeader('www-authenticate', 'Bearer realm="metrics"');
+        return sendError(res, errorBody(new AppError('UNAUTHENTICATED', 'Send Authorization: Bearer <METRICS_TOKEN> to read /metrics')));
+      }
       res.writeHead(200, { 'content-type': metrics.registry.contentType });
       return void res.end(await metrics.registry.metrics());
     }
@@ -133,7 +142,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     const requestId = typeof incoming === 'string' && SAFE_REQUEST_ID.test(incoming) ? incoming : randomUUID();
     req.headers['x-request-id'] = requestId;
     res.setHeader('x-request-id', requestId);
-    if (shuttingDown) res.setHeader('connection', 'close');
+    if (draining) res.setHeader('connection', 'close');
     inFlight.add(res);
     res.once('close', () => inFlight.delete(res));
     const path = (req.url ?? '/').split('?')[0] ?? '/';
@@ -159,16 +168,27 @@ export async function createApp(options: AppOptions): Promise<App> {
   let stopping: Promise<void> | undefined;
   async function stop(): Promise<void> {
     stopping ??= (async () => {
-      shuttingDown = true;
-      // One bound for the whole shutdown: the HTTP side and the workers share it.
-      const deadline = Date.now() + env.SHUTDOWN_TIMEOUT_MS;
+      // Drain first: /ready turns 503 so load balancers stop sending new requests here, while requests
+      // that still arrive (sent before they noticed) are served. Each response asks its client to close
+      // its connection, so keep-alive clients move elsewhere. Only then does the listener close.
+      draining = true;
+      for (const res of inFlight) if (!res.headersSent) res.setHeader('connection', 'close');
+      // One bound for the whole shutdown after the drain period: the HTTP side and the workers share it.
+      const deadline = Date.now() + env.SHUTDOWN_DRAIN_MS + env.SHUTDOWN_TIMEOUT_MS;
       // Past the bound, cut whatever is left: requests still running, and websockets whose client never
       // answered the close frame (the ws library would otherwise wait 30 s for it).
       const force = setTimeout(() => {
         for (const client of socket.wss.clients) client.terminate();
         server.closeAllConnections();
-      }, env.SHUTDOWN_TIMEOUT_MS);
+      }, deadline - Date.now());
       force.unref();
+      if (env.SHUTDOWN_DRAIN_MS > 0) {
+        log.info({ drainMs: env.SHUTDOWN_DRAIN_MS }, 'draining: /ready answers 503, requests are still served');
+        // Waiting for connections to stop arriving takes at most half the shutdown bound: the rest is for closing.
+        const drainDeadline = Date.now() + env.SHUTDOWN_DRAIN_MS + env.SHUTDOWN_TIMEOUT_MS / 2;
+        await drainListener(server, { drainMs: env.SHUTDOWN_DRAIN_MS, quietMs: Math.min(env.SHUTDOWN_DRAIN_MS, 500), deadline: drainDeadline });
+      }
+      shuttingDown = true;
       // Stop accepting connections first. Requests in flight finish, on a connection marked to close
       // (a keep-alive connection would otherwise hold server.close() open for keepAliveTimeout).
       const closed = new Promise<void>((resolve) => (server.listening ? server.close(() => resolve()) : resolve()));

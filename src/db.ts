@@ -1,5 +1,5 @@
 import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { PrismaPg } from '@prisma/adapter-pg';
@@ -7,6 +7,7 @@ import pg from 'pg';
 import { PrismaClient } from '../prisma/generated/prisma/client.js';
 import { applyMigrations, pgExecutor, pgliteExecutor, type SqlExecutor } from './db/migrations.js';
 import { serializePGlite } from './db/pglite-serial.js';
+import { lockDataDir, type DataDirLock } from './ops/data-dir-lock.js';
 
 export { PrismaClient };
 export type { Prisma } from '../prisma/generated/prisma/client.js';
@@ -52,10 +53,22 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
       },
     };
   }
-  if (options.pgliteDir) mkdirSync(options.pgliteDir, { recursive: true });
-  const raw = options.pgliteTemplate
-    ? await PGlite.create({ loadDataDir: options.pgliteTemplate })
-    : await PGlite.create(options.pgliteDir ? join(options.pgliteDir) : undefined);
+  let lock: DataDirLock | undefined;
+  if (options.pgliteDir) {
+    // Owner-only (see ops/data-dir.ts), and one process at a time: a second PGlite on the same files
+    // would silently overwrite the first one's writes. The lock is held until close() or process exit.
+    mkdirSync(options.pgliteDir, { recursive: true, mode: 0o700 });
+    lock = lockDataDir(dirname(options.pgliteDir), `${options.pgliteDir}.lock`);
+  }
+  let raw: PGlite;
+  try {
+    raw = options.pgliteTemplate
+      ? await PGlite.create({ loadDataDir: options.pgliteTemplate })
+      : await PGlite.create(options.pgliteDir ? join(options.pgliteDir) : undefined);
+  } catch (error) {
+    lock?.release();
+    throw error;
+  }
   const pglite = serializePGlite(raw);
   const prisma = new PrismaClient({ adapter: new PrismaPGlite(pglite), log });
   const sql = pgliteExecutor(pglite);
@@ -70,6 +83,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
       // PGlite.close() resets process.exitCode; keep whatever the process meant to exit with.
       const exitCode = process.exitCode;
       await raw.close();
+      lock?.release();
       process.exitCode = exitCode;
     },
   };

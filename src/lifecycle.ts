@@ -1,5 +1,6 @@
 import { ConfigError, loadEnv, type Env } from './env.js';
 import type { Logger } from './logger.js';
+import { watchNpmLauncher } from './ops/launcher.js';
 
 /** The configuration, or a message naming every bad variable on stderr and exit code 1. */
 export function loadEnvOrExit(): Env {
@@ -14,7 +15,10 @@ export function loadEnvOrExit(): Env {
   }
 }
 
-/** SIGTERM/SIGINT stop gracefully (exit 0, or 1 if stopping failed); a second signal exits at once. */
+/**
+ * SIGTERM/SIGINT stop gracefully (exit 0, or 1 if stopping failed); a second signal exits at once.
+ * Started by `npm start`, the process also stops when npm goes away (npm does not pass SIGTERM on to it).
+ */
 export function stopOnSignals(stop: () => Promise<void>, log: Logger, message: string): void {
   let signals = 0;
   const shutdown = (signal: string) => {
@@ -30,4 +34,5 @@ export function stopOnSignals(stop: () => Promise<void>, log: Logger, message: s
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
+  watchNpmLauncher(() => shutdown('npm exited'));
 }

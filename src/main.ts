@@ -1,11 +1,14 @@
 import { createApp } from './app.js';
 import { createLogger } from './logger.js';
 import { loadEnvOrExit, stopOnSignals } from './lifecycle.js';
+import { secureDataDir } from './ops/data-dir.js';
+import { DataDirInUseError } from './ops/data-dir-lock.js';
 
 /** The API server: read config, build the app, listen, stop cleanly on a signal. */
 async function main(): Promise<void> {
   const env = loadEnvOrExit();
   const log = createLogger(env.LOG_LEVEL);
+  secureDataDir(env, log);
   const app = await createApp({ env, log });
   const url = await app.listen();
   log.info({ url, graphql: `${url}/graphql`, rest: `${url}/api/v1/api`, docs: `${url}/api/v1/docs`, database: app.deps.db.kind }, 'Perimeter is listening');
@@ -13,6 +16,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  process.stderr.write(`Perimeter failed to start: ${error instanceof Error ? error.stack : String(error)}\n`);
+  // An expected refusal says what to do; anything else gets its stack.
+  const detail = error instanceof DataDirInUseError ? error.message : error instanceof Error ? error.stack : String(error);
+  process.stderr.write(`Perimeter failed to start: ${detail}\n`);
   process.exit(1);
 });

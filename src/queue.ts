@@ -110,6 +110,23 @@ export class JobQueue {
     }
   }
 
+  /**
+   * Jobs waiting (created or waiting to retry) and running, per defined queue, counted now: pg-boss's own
+   * queue statistics are refreshed only every monitor interval. For the operator's /metrics.
+   */
+  async depths(): Promise<{ queue: string; waiting: number; active: number }[]> {
+    const names = [...this.definitions.keys()];
+    const { rows } = (await this.db.sql.query(
+      `SELECT name, count(*) FILTER (WHERE state IN ('created', 'retry'))::int AS waiting, count(*) FILTER (WHERE state = 'active')::int AS active
+       FROM pgboss.job WHERE name = ANY($1::text[]) AND state IN ('created', 'retry', 'active') GROUP BY name`,
+      [names],
+    )) as { rows: { name: string; waiting: number; active: number }[] };
+    return names.map((queue) => {
+      const row = rows.find((r) => r.name === queue);
+      return { queue, waiting: row?.waiting ?? 0, active: row?.active ?? 0 };
+    });
+  }
+
   async getJob(name: string, id: string) {
     return this.boss.getJobById(name, id);
   }

@@ -2,6 +2,7 @@ import { createLogger } from './logger.js';
 import { createRuntime } from './runtime.js';
 import { startWorkers } from './workers.js';
 import { loadEnvOrExit, stopOnSignals } from './lifecycle.js';
+import { secureDataDir } from './ops/data-dir.js';
 
 /**
  * `npm run worker`: a process that only consumes the job queue, for scaling scans out to other machines.
@@ -14,6 +15,7 @@ async function main(): Promise<void> {
     process.exit(1);
   }
   const log = createLogger(env.LOG_LEVEL).child({ role: 'worker' });
+  secureDataDir(env, log);
   if (!env.REDIS_URL) log.warn('REDIS_URL is not set: scan progress from this worker will not reach subscribers of other processes');
   const runtime = await createRuntime({ env, log });
   await startWorkers(runtime.deps);

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import WebSocket from 'ws';
-import { startTestApp, type TestApp } from './support/app.js';
+import { createTestDatabase, startTestApp, type TestApp } from './support/app.js';
 import { clientFor } from './support/client.js';
 import { waitFor } from './support/wait.js';
 import { wsClientFor } from './support/ws.js';
@@ -159,6 +159,109 @@ describe('app.stop()', () => {
     expect(elapsed).toBeLessThan(timeout + 1000);
     await waitFor(() => stuck.destroyed || stuck.readableEnded, { what: 'the stuck request to be cut' });
     await waitFor(() => silent.destroyed || silent.readableEnded, { what: 'the silent websocket to be cut' });
+  });
+});
+
+/** A POST on its own new connection (as from 30 different clients), its body fully sent; resolves with the status or the socket error. */
+function postOnNewConnection(server: TestApp, path: string, token: string, body: unknown): Promise<number | string> {
+  const text = JSON.stringify(body);
+  return new Promise((resolve) => {
+    const req = request(`${server.url}${path}`, {
+      method: 'POST',
+      agent: false,
+      headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), authorization: `Bearer ${token}` },
+    });
+    req.once('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? error.message));
+    req.once('response', (res) => {
+      res.resume();
+      res.once('end', () => resolve(res.statusCode ?? 0));
+      res.once('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? error.message));
+    });
+    req.end(text);
+  });
+}
+
+describe('draining on shutdown (SHUTDOWN_DRAIN_MS)', () => {
+  it('30 POSTs sent just before shutdown all get answers: none is reset or refused', async () => {
+    const server = await app({ SHUTDOWN_DRAIN_MS: '1500', SHUTDOWN_TIMEOUT_MS: '10000' });
+    const user = await clientFor(server).signUp('Drain');
+    const answers = Array.from({ length: 30 }, (_, i) => postOnNewConnection(server, '/api/v1/api/workspaces', user.token, { name: `Sent before shutdown ${i}` }));
+    // What the SIGTERM handler does, while the requests are still on their way.
+    const stopping = server.app.stop();
+    expect(await Promise.all(answers)).toEqual(Array.from({ length: 30 }, () => 201));
+    await stopping;
+    expect(await refuses(server)).toBe(true);
+  });
+
+  it('/ready answers 503 during the drain while other requests still succeed; then the listener closes', async () => {
+    const server = await app({ SHUTDOWN_DRAIN_MS: '2000', SHUTDOWN_TIMEOUT_MS: '10000' });
+    const client = clientFor(server);
+    const user = await client.signUp('Draining');
+    expect((await client.api('GET', '/ready')).status).toBe(200);
+
+    let stopped = false;
+    const stopping = server.app.stop().then(() => (stopped = true));
+    const ready = await client.api('GET', '/ready');
+    expect(ready.status).toBe(503);
+    expect(ready.body).toEqual({ status: 'shutting-down', database: server.db.kind });
+    const created = await client.api('POST', '/api/v1/api/workspaces', { as: user, body: { name: 'Made while draining' } });
+    expect(created.status).toBe(201);
+    // Clients are told not to reuse the connection, so keep-alive clients move to another instance.
+    expect(created.headers.get('connection')).toBe('close');
+    expect((await client.api('GET', `/api/v1/api/workspaces/${created.body.id}`, { as: user })).status).toBe(200);
+    expect(stopped).toBe(false);
+    await stopping;
+    expect(await refuses(server)).toBe(true);
+  });
+});
+
+describe('/ready', () => {
+  it('answers while the database is busy with other work (it does not queue behind it)', async () => {
+    const server = await app({});
+    const client = clientFor(server);
+    expect((await client.api('GET', '/ready')).status).toBe(200);
+
+    // Hold the database: PGlite's one connection inside a transaction, or every pooled PostgreSQL connection.
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let held: Promise<unknown>;
+    if (server.db.pglite) {
+      let entered!: () => void;
+      const inside = new Promise<void>((resolve) => (entered = resolve));
+      held = server.db.pglite.transaction(async () => {
+        entered();
+        await gate;
+      });
+      await inside;
+    } else {
+      const pool = server.db.pool!;
+      const clients = await Promise.all(Array.from({ length: pool.options.max ?? 5 }, () => pool.connect()));
+      held = gate.then(() => clients.forEach((c) => c.release()));
+    }
+    cleanups.push(() => release());
+    // The last check is no longer fresh: this probe starts a new one, which waits behind the held database.
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    const probe = client.api('GET', '/ready');
+    const outcome = await Promise.race([probe.then((r) => r.status), new Promise((resolve) => setTimeout(() => resolve('still waiting'), 3000))]);
+    release();
+    await held;
+    expect(outcome).toBe(200);
+    expect((await client.api('GET', '/ready')).status).toBe(200);
+  });
+
+  it('reports a database that stopped answering', async () => {
+    const database = await createTestDatabase();
+    const server = await startTestApp({}, { database });
+    cleanups.push(() => server.stop());
+    const client = clientFor(server);
+    expect((await client.api('GET', '/ready')).status).toBe(200);
+    await server.app.deps.queue.stop(1000);
+    await database.db.close();
+    const unavailable = await waitFor(async () => {
+      const response = await client.api('GET', '/ready');
+      return response.status === 503 ? response : undefined;
+    }, { what: '/ready to report the database', timeoutMs: 15_000, intervalMs: 200 });
+    expect(unavailable.body).toEqual({ status: 'unavailable', database: server.db.kind });
   });
 });
 

@@ -10,6 +10,7 @@ import { STEP_RUNNERS, ScopeRefusal, type StepOutputs } from './steps.js';
 import { enqueueStep, type ScanStepJob } from './queue.js';
 import { scanArtefactKey } from './artefacts.js';
 import { publishScanUpdate, publishWorkspaceEvents } from './events.js';
+import { observeScanStep } from '../../ops/scan-step-metrics.js';
 
 type Tx = Prisma.TransactionClient;
 
@@ -74,6 +75,7 @@ export function createScanRunner(deps: AppDeps) {
     }
     const scanLimiter = createHostRateLimiter({ maxPerSecondPerHost: options.requestsPerSecond, maxConcurrentPerHost: Math.max(options.portConcurrency, 1) });
     let output: NonNullable<StepOutputs[StepName]>;
+    const began = performance.now();
     try {
       const runner = STEP_RUNNERS[step.name as StepName];
       // Tools switched off after the scan started are honoured by the checks step too.
@@ -90,7 +92,9 @@ export function createScanRunner(deps: AppDeps) {
         templateBudgetMs: env.TEMPLATE_BUDGET_MS,
       }))!;
     } catch (error) {
-      if (isPermanent(error) || attempt >= env.SCAN_STEP_RETRIES) {
+      const permanent = isPermanent(error) || attempt >= env.SCAN_STEP_RETRIES;
+      observeScanStep(step.name, permanent ? 'failed' : 'retried', began);
+      if (permanent) {
         log.warn({ scanId: scan.id, step: step.name, err: error }, 'scan step failed');
         await failScan(scan.id, step.id, `${step.name} step failed: ${messageOf(error)}`);
         return;
@@ -98,6 +102,7 @@ export function createScanRunner(deps: AppDeps) {
       throw error; // the queue retries it
     }
     await completeStep(job, step.name as StepName, output, attempt);
+    observeScanStep(step.name, 'completed', began);
   }
 
   async function completeStep(job: ScanStepJob, name: StepName, output: NonNullable<StepOutputs[StepName]>, _attempt: number): Promise<void> {

@@ -1,4 +1,4 @@
-import type { ServiceContext, Viewer } from '../../context.js';
+import type { AppDeps, ServiceContext, Viewer } from '../../context.js';
 import { AppError, ConflictError, NotFoundError } from '../../errors.js';
 import { assertCan, isUuid, requireViewer, requireWorkspaceId } from '../../auth/authz.js';
 import type { Prisma } from '../../db.js';
@@ -167,4 +167,15 @@ export async function findVisibleScan<Q extends object>(ctx: ServiceContext, id:
 export function visibleScanWhereUnique(ctx: ServiceContext, id: string): Prisma.ScanWhereUniqueInput {
   const viewer = requireViewer(ctx);
   return { id: isUuid(id) ? id : '00000000-0000-0000-0000-000000000000', AND: [visibleScansWhere(viewer)] };
+}
+
+/**
+ * Scans per status across the whole instance, for the operator's /metrics (no viewer: it is never
+ * shown to users). Every status is present, with 0 where there is none.
+ */
+export async function countScansByStatus(deps: Pick<AppDeps, 'prisma'>): Promise<Record<string, number>> {
+  const rows = await deps.prisma.scan.groupBy({ by: ['status'], _count: { _all: true } });
+  const counts: Record<string, number> = { PENDING: 0, IN_PROGRESS: 0, COMPLETED: 0, FAILED: 0, CANCELLED: 0 };
+  for (const row of rows) counts[row.status] = row._count._all;
+  return counts;
 }

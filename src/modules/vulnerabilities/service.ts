@@ -1,4 +1,4 @@
-import type { ServiceContext } from '../../context.js';
+import type { AppDeps, ServiceContext } from '../../context.js';
 import { NotFoundError } from '../../errors.js';
 import { assertCan, isUuid, requireViewer, visibleWorkspacesWhere } from '../../auth/authz.js';
 import type { Prisma, PrismaClient } from '../../db.js';
@@ -231,4 +231,24 @@ export async function openFindingCountsOfTargets(prisma: PrismaClient, targetIds
   });
   const counts = new Map(groups.map((group) => [group.targetId, group._count._all]));
   return targetIds.map((id) => counts.get(id) ?? 0);
+}
+
+/** Findings per status across the whole instance, for the operator's /metrics (no viewer: never shown to users). */
+export async function countFindingsByStatus(deps: Pick<AppDeps, 'prisma'>): Promise<Record<string, number>> {
+  const rows = await deps.prisma.finding.groupBy({ by: ['status'], _count: { _all: true } });
+  const counts: Record<string, number> = { open: 0, fixed: 0, dismissed: 0 };
+  for (const row of rows) counts[row.status] = row._count._all;
+  return counts;
+}
+
+/**
+ * How often findings were opened, fixed, reopened and dismissed since the instance began (from the
+ * append-only history; `seen` is left out, it is every sighting), for the operator's /metrics.
+ */
+export async function countFindingTransitions(deps: Pick<AppDeps, 'prisma'>): Promise<Record<string, number>> {
+  const types = ['opened', 'fixed', 'reopened', 'dismissed'] as const;
+  const rows = await deps.prisma.findingEvent.groupBy({ by: ['type'], where: { type: { in: [...types] } }, _count: { _all: true } });
+  const counts: Record<string, number> = Object.fromEntries(types.map((type) => [type, 0]));
+  for (const row of rows) counts[row.type] = row._count._all;
+  return counts;
 }
