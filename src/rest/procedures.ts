@@ -45,10 +45,10 @@ export const resolveWorkspace = middleware(({ ctx, next }) => {
 });
 
 /** No authentication (sign-up, sign-in, public metadata). */
-export const publicProcedure = procedure.use(inspectRequest);
+export const publicProcedure = procedure.meta({ access: 'public' }).use(inspectRequest);
 /** Any signed-in caller (session, personal API token or workspace API key). */
-export const signedInProcedure = procedure.use(signedIn).use(inspectRequest);
+export const signedInProcedure = procedure.meta({ access: 'signedIn' }).use(signedIn).use(inspectRequest);
 /** Instance administrators only: anonymous callers get 401 and users 403, whatever they sent. */
-export const adminProcedure = procedure.use(admin).use(inspectRequest);
+export const adminProcedure = procedure.meta({ access: 'admin' }).use(admin).use(inspectRequest);
 /** Signed in and scoped to the workspace of X-Workspace-Id: `ctx.workspaceId` is a well-formed id. */
-export const workspaceProcedure = procedure.use(signedIn).use(resolveWorkspace).use(inspectRequest);
+export const workspaceProcedure = procedure.meta({ access: 'workspace' }).use(signedIn).use(resolveWorkspace).use(inspectRequest);

@@ -59,6 +59,7 @@ export const templatesRest = router({
 
   create: workspaceProcedure
     .meta({
+      errors: { 409: 'The workspace already has a template with this file name' },
       successStatus: 201,
       openapi: {
         method: 'POST',
@@ -105,6 +106,7 @@ export const templatesRest = router({
 
   update: workspaceProcedure
     .meta({
+      errors: { 409: 'The workspace already has a template with this file name' },
       openapi: {
         method: 'PATCH',
         path: '/api/templates/{id}',
