@@ -9,6 +9,7 @@ import type { DocumentNode, ExecutionArgs, ValidationContext } from 'graphql';
 import { schema } from './schema.js';
 import type { AppDeps, ServiceContext } from '../context.js';
 import { AppError } from '../errors.js';
+import { refuseMalformedInput } from './refuse-malformed-input.js';
 
 export interface YogaServerContext {
   req?: IncomingMessage;
@@ -101,6 +102,7 @@ export function createGraphQLServer({ deps, buildContext, plugins }: GraphQLServ
         maxDirectives: { n: 50, exposeLimits: true, ...reportAsValidationError },
         blockFieldSuggestion: { enabled: env.NODE_ENV === 'production' },
       }),
+      refuseMalformedInput(),
       ...plugins,
     ],
   });
