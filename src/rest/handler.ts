@@ -96,7 +96,8 @@ export function createRestHandler(options: RestHandlerOptions) {
       // empty chunked one) is "no input", which body-less operations (rotate, cancel, sign-out) accept.
       if (hasBody(req.method)) {
         const body = await readJsonBody(req, options.bodyLimit, { requireJsonType: true, inspectLater: true });
-        const bodyProblem = bodyShapeProblem(body) ?? inputProblem(body);
+        // Shape and depth now, while the body is as sent; NUL characters in the edge middleware, which knows the operation.
+        const bodyProblem = bodyShapeProblem(body) ?? inputProblem(body, { nul: false });
         // A refused body goes no further (the edge middleware raises the problem once the caller is known).
         Object.assign(req, bodyProblem ? { body: undefined, bodyProblem } : { body });
       }

@@ -20,9 +20,9 @@ export const requestHeaders = z.object({
  * The well-formedness checks every operation shares, after the gates (so anonymous callers get 401 whatever
  * they sent). A procedure with a gate of its own (a tool's API key) chains `.use(gate).use(inspectRequest)`.
  */
-export const inspectRequest = middleware(async ({ ctx, getRawInput, next }) => {
-  // The body was inspected as sent (handler.ts); the input adds the query string and path parameters.
-  const problem = ctx.bodyProblem ?? inputProblem(await getRawInput());
+export const inspectRequest = middleware(async ({ ctx, meta, getRawInput, next }) => {
+  // The body's shape and depth were inspected as sent (handler.ts); the input is the body, query string and path parameters.
+  const problem = ctx.bodyProblem ?? inputProblem(await getRawInput(), { textCheckedBy: meta?.textCheckedBy });
   if (problem) throw problem;
   return next();
 });

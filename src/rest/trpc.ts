@@ -25,7 +25,13 @@ export type RestAccess = 'public' | 'signedIn' | 'admin' | 'workspace' | 'toolKe
  * statuses an operation answers beyond the ones every operation of its kind may (409 when it can conflict,
  * 429 when it is rate limited), with what they mean there; the OpenAPI document lists them.
  */
-export type RestMeta = OpenApiMeta<{ successStatus?: number; access?: RestAccess; errors?: Partial<Record<409 | 429, string>> }>;
+export type RestMeta = OpenApiMeta<{
+  successStatus?: number;
+  access?: RestAccess;
+  errors?: Partial<Record<409 | 429, string>>;
+  /** Body fields whose text the service checks itself, NUL characters included, naming line and column. */
+  textCheckedBy?: string[];
+}>;
 
 const t = initTRPC
   .context<RestContext>()

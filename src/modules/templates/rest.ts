@@ -75,6 +75,8 @@ export const templatesRest = router({
 
   upload: workspaceProcedure
     .meta({
+      // The service refuses content that is not text (NUL included) naming its line and column.
+      textCheckedBy: ['fileContent'],
       openapi: {
         method: 'POST',
         path: '/api/templates/upload',
