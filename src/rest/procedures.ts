@@ -46,7 +46,7 @@ export const resolveWorkspace = middleware(({ ctx, next }) => {
 
 /** No authentication (sign-up, sign-in, public metadata). */
 export const publicProcedure = procedure.meta({ access: 'public' }).use(inspectRequest);
-/** Any signed-in caller (session, personal API token or workspace API key). */
+/** Any signed-in caller (a session or a personal API token). */
 export const signedInProcedure = procedure.meta({ access: 'signedIn' }).use(signedIn).use(inspectRequest);
 /** Instance administrators only: anonymous callers get 401 and users 403, whatever they sent. */
 export const adminProcedure = procedure.meta({ access: 'admin' }).use(admin).use(inspectRequest);
