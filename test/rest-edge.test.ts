@@ -181,10 +181,36 @@ describe('NUL characters and deep nesting are refused at the edge', () => {
     expect(arrays.status).toBe(400);
   });
 
+  it("the assistant's stream route (served beside the REST handler) refuses them the same way", async () => {
+    const stream = '/api/v1/api/agents/messages/stream';
+    const nul = await client.api('POST', stream, { as: admin, workspaceId, body: { question: 'why\u0000' } });
+    expect(nul.status).toBe(400);
+    expect(nul.body.details).toEqual([{ field: 'question', message: 'must not contain NUL characters (\\u0000)' }]);
+    const array = await client.api('POST', stream, { as: admin, workspaceId, rawBody: '["why"]', headers: { 'content-type': 'application/json' } });
+    expect(array.status).toBe(400);
+    expect(array.body.message).toMatch(/must be a JSON object/);
+    expect((await client.api('POST', stream, { rawBody: '["why"]', headers: { 'content-type': 'application/json' }, workspaceId })).status).toBe(401);
+  });
+
   it('nesting within the limit is judged by the schema as usual', async () => {
     const response = await client.api('POST', '/api/v1/api/workspaces', { as: admin, body: { name: 'Shallow', description: { a: { b: 1 } } } });
     expect(response.status).toBe(400);
     expect(response.body.details[0].field).toBe('description');
+  });
+});
+
+describe('GraphQL refuses NUL characters the same way', () => {
+  const CREATE = 'mutation($name: String!) { createWorkspace(input: { name: $name }) { __typename } }';
+
+  it('in a variable: a VALIDATION_FAILED error naming it, not INTERNAL, and nothing stored', async () => {
+    const response = await client.gql(CREATE, { as: admin, variables: { name: 'Nul\u0000Corp' } });
+    expect(response.errors?.[0]?.extensions).toMatchObject({ code: 'VALIDATION_FAILED', details: [{ field: 'name', message: 'must not contain NUL characters (\\u0000)' }] });
+    expect(await server.db.prisma.workspace.count({ where: { name: { startsWith: 'Nul' } } })).toBe(0);
+  });
+
+  it('in a string literal of the document', async () => {
+    const response = await client.gql('mutation { createWorkspace(input: { name: "Nul\\u0000Corp" }) { __typename } }', { as: admin });
+    expect(response.errors?.[0]?.extensions).toMatchObject({ code: 'VALIDATION_FAILED' });
   });
 });
 
@@ -224,5 +250,54 @@ describe('body-less operations accept a missing or empty body', () => {
   it('a non-empty body still has to say it is JSON', async () => {
     const response = await rawRequest('POST', `/api/v1/api/workspaces/${workspaceId}/api-key/rotate`, { authorization: `Bearer ${admin.token}`, 'content-type': 'text/plain' }, ['{}']);
     expect(response.status).toBe(415);
+  });
+});
+
+describe('client mistakes are logged below error', () => {
+  it('no REST 4xx, whatever the mistake, leaves an error-level log entry', async () => {
+    const { mkdtempSync, rmSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const { pino } = await import('pino');
+    const { loadEnv } = await import('../src/env.js');
+    const { createApp } = await import('../src/app.js');
+    const { createTestDatabase } = await import('./support/app.js');
+    const entries: { level: number; msg?: string }[] = [];
+    const log = pino({ level: 'debug' }, { write: (line: string) => void entries.push(JSON.parse(line)) });
+    const dataDir = mkdtempSync(join(tmpdir(), 'perimeter-log-'));
+    const database = await createTestDatabase();
+    const env = loadEnv({ NODE_ENV: 'test', LOG_LEVEL: 'debug', DATA_DIR: dataDir, AUTH_SECRET: 'test-secret-that-is-long-enough-0123456789', SHUTDOWN_DRAIN_MS: '0', WORKERS: 'false' });
+    const app = await createApp({ env, database: database.db, log });
+    const url = await app.listen(0, '127.0.0.1');
+    const own = clientFor({ url } as TestApp);
+    try {
+      await own.signUp('Administrator'); // the first account administers the instance
+      const user = await own.signUp('Logged');
+      const json = { 'content-type': 'application/json' };
+      const mistakes: [string, string, Parameters<typeof own.api>[2]][] = [
+        ['POST', '/api/v1/api/scans', { body: { targetId: 1 } }],
+        ['POST', '/api/v1/api/workspaces', { as: user, rawBody: '{"name":', headers: json }],
+        ['POST', '/api/v1/api/workspaces', { as: user, rawBody: 'name=x', headers: { 'content-type': 'text/plain' } }],
+        ['POST', '/api/v1/api/workspaces', { as: user, rawBody: '[]', headers: json }],
+        ['POST', '/api/v1/api/workspaces', { as: user, body: { name: 'a\u0000b' } }],
+        ['POST', '/api/v1/api/workspaces', { as: user, rawBody: `{"name":${'['.repeat(5000)}${']'.repeat(5000)}}`, headers: json }],
+        ['GET', '/api/v1/api/scans', { as: user, workspaceId: 'not-a-uuid' }],
+        ['GET', `/api/v1/api/scans/${randomUUID()}`, { as: user, workspaceId: randomUUID() }],
+        ['GET', '/api/v1/api/system-configs', { as: user }],
+        ['POST', '/api/v1/api/system-configs/logo', { as: user, body: { contentType: '__proto__', dataBase64: 'AAAA' } }],
+        ['GET', '/api/v1/api/no-such-route', { as: user }],
+      ];
+      for (const [method, path, options] of mistakes) {
+        const response = await own.api(method, path, options);
+        expect(response.status, `${method} ${path}`).toBeGreaterThanOrEqual(400);
+        expect(response.status, `${method} ${path}`).toBeLessThan(500);
+      }
+      expect(entries.filter((entry) => entry.level >= 50)).toEqual([]);
+      expect(entries.some((entry) => entry.msg === 'request')).toBe(true);
+    } finally {
+      await app.stop();
+      await database.dispose();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });

@@ -29,9 +29,10 @@ const JSON_TYPE = /^application\/([\w.+-]+\+)?json\b/i;
 
 /**
  * Reads a JSON body ourselves (any JSON content type, with or without charset) so that a body that is not
- * JSON, or is too large, gets our error shape; the tRPC handler then takes `req.body` as it is.
+ * JSON, or is too large, gets our error shape; the tRPC handler then takes `req.body` as it is. Unless the
+ * caller inspects it later itself, a body that is not an object, nests too deep or holds a NUL is refused here.
  */
-export async function readJsonBody(req: IncomingMessage, limit: number, options: { requireJsonType?: boolean } = {}): Promise<unknown> {
+export async function readJsonBody(req: IncomingMessage, limit: number, options: { requireJsonType?: boolean; inspectLater?: boolean } = {}): Promise<unknown> {
   const declared = Number(req.headers['content-length'] ?? 0);
   if (declared > limit) throw new AppError('PAYLOAD_TOO_LARGE', `The request body is larger than ${limit} bytes`);
   const chunks: Buffer[] = [];
@@ -47,11 +48,15 @@ export async function readJsonBody(req: IncomingMessage, limit: number, options:
   if (options.requireJsonType && !JSON_TYPE.test(req.headers['content-type'] ?? '')) {
     throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'Send the request body as application/json');
   }
+  let body: unknown;
   try {
-    return JSON.parse(text);
+    body = JSON.parse(text);
   } catch {
     throw new AppError('BAD_REQUEST', 'The request body is not valid JSON');
   }
+  const problem = options.inspectLater ? null : (bodyShapeProblem(body) ?? inputProblem(body));
+  if (problem) throw problem;
+  return body;
 }
 
 function hasBody(method: string | undefined): boolean {
@@ -90,8 +95,9 @@ export function createRestHandler(options: RestHandlerOptions) {
       // Always read the body of a method that may have one: a missing or empty body (no Content-Length, or an
       // empty chunked one) is "no input", which body-less operations (rotate, cancel, sign-out) accept.
       if (hasBody(req.method)) {
-        const body = await readJsonBody(req, options.bodyLimit, { requireJsonType: true });
-        const bodyProblem = bodyShapeProblem(body) ?? inputProblem(body);
+        const body = await readJsonBody(req, options.bodyLimit, { requireJsonType: true, inspectLater: true });
+        // Shape and depth now, while the body is as sent; NUL characters in the edge middleware, which knows the operation.
+        const bodyProblem = bodyShapeProblem(body) ?? inputProblem(body, { nul: false });
         // A refused body goes no further (the edge middleware raises the problem once the caller is known).
         Object.assign(req, bodyProblem ? { body: undefined, bodyProblem } : { body });
       }

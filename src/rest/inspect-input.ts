@@ -12,17 +12,25 @@ function fieldName(path: readonly (string | number)[]): string {
   return path.length ? path.map(String).join('.') : '(body)';
 }
 
+export interface InspectOptions {
+  /** Look for NUL characters (default true). */
+  nul?: boolean;
+  /** Top-level fields whose text the service checks itself, with a better message (a template's line and column). */
+  textCheckedBy?: readonly string[];
+}
+
 /**
  * Why a request's input is refused before its schema sees it, or null: nesting deeper than MAX_INPUT_DEPTH,
  * or a NUL character in any string or key (PostgreSQL cannot store it in text, so it would fail as a 500 at
  * the database). Walks without recursion, so the depth check itself cannot overflow the stack.
  */
-export function inputProblem(value: unknown): AppError | null {
+export function inputProblem(value: unknown, options: InspectOptions = {}): AppError | null {
+  const checkNul = options.nul ?? true;
   const stack: { value: unknown; path: (string | number)[] }[] = [{ value, path: [] }];
   while (stack.length) {
     const { value: current, path } = stack.pop()!;
     if (typeof current === 'string') {
-      if (current.includes(NUL)) return nulError(path);
+      if (checkNul && current.includes(NUL) && !(path.length === 1 && options.textCheckedBy?.includes(String(path[0])))) return nulError(path);
       continue;
     }
     if (typeof current !== 'object' || current === null) continue;
@@ -34,7 +42,7 @@ export function inputProblem(value: unknown): AppError | null {
       continue;
     }
     for (const [key, item] of Object.entries(current)) {
-      if (key.includes(NUL)) return nulError([...path, key.replaceAll(NUL, '\\u0000')]);
+      if (checkNul && key.includes(NUL)) return nulError([...path, key.replaceAll(NUL, '\\u0000')]);
       stack.push({ value: item, path: [...path, key] });
     }
   }

@@ -20,9 +20,9 @@ export const requestHeaders = z.object({
  * The well-formedness checks every operation shares, after the gates (so anonymous callers get 401 whatever
  * they sent). A procedure with a gate of its own (a tool's API key) chains `.use(gate).use(inspectRequest)`.
  */
-export const inspectRequest = middleware(async ({ ctx, getRawInput, next }) => {
-  // The body was inspected as sent (handler.ts); the input adds the query string and path parameters.
-  const problem = ctx.bodyProblem ?? inputProblem(await getRawInput());
+export const inspectRequest = middleware(async ({ ctx, meta, getRawInput, next }) => {
+  // The body's shape and depth were inspected as sent (handler.ts); the input is the body, query string and path parameters.
+  const problem = ctx.bodyProblem ?? inputProblem(await getRawInput(), { textCheckedBy: meta?.textCheckedBy });
   if (problem) throw problem;
   return next();
 });
@@ -45,10 +45,10 @@ export const resolveWorkspace = middleware(({ ctx, next }) => {
 });
 
 /** No authentication (sign-up, sign-in, public metadata). */
-export const publicProcedure = procedure.use(inspectRequest);
-/** Any signed-in caller (session, personal API token or workspace API key). */
-export const signedInProcedure = procedure.use(signedIn).use(inspectRequest);
+export const publicProcedure = procedure.meta({ access: 'public' }).use(inspectRequest);
+/** Any signed-in caller (a session or a personal API token). */
+export const signedInProcedure = procedure.meta({ access: 'signedIn' }).use(signedIn).use(inspectRequest);
 /** Instance administrators only: anonymous callers get 401 and users 403, whatever they sent. */
-export const adminProcedure = procedure.use(admin).use(inspectRequest);
+export const adminProcedure = procedure.meta({ access: 'admin' }).use(admin).use(inspectRequest);
 /** Signed in and scoped to the workspace of X-Workspace-Id: `ctx.workspaceId` is a well-formed id. */
-export const workspaceProcedure = procedure.use(signedIn).use(resolveWorkspace).use(inspectRequest);
+export const workspaceProcedure = procedure.meta({ access: 'workspace' }).use(signedIn).use(resolveWorkspace).use(inspectRequest);

@@ -17,8 +17,21 @@ export interface RestContext {
   bodyProblem?: AppError;
 }
 
-/** `successStatus` lets a procedure answer 201 on creation, as OASM's NestJS routes do. */
-export type RestMeta = OpenApiMeta<{ successStatus?: number }>;
+/** Who may call an operation; set by the procedures of rest/procedures.ts, read by the OpenAPI document. */
+export type RestAccess = 'public' | 'signedIn' | 'admin' | 'workspace' | 'toolKey';
+
+/**
+ * `successStatus` lets a procedure answer 201 on creation, as OASM's NestJS routes do. `errors` names the
+ * statuses an operation answers beyond the ones every operation of its kind may (409 when it can conflict,
+ * 429 when it is rate limited), with what they mean there; the OpenAPI document lists them.
+ */
+export type RestMeta = OpenApiMeta<{
+  successStatus?: number;
+  access?: RestAccess;
+  errors?: Partial<Record<409 | 429, string>>;
+  /** Body fields whose text the service checks itself, NUL characters included, naming line and column. */
+  textCheckedBy?: string[];
+}>;
 
 const t = initTRPC
   .context<RestContext>()

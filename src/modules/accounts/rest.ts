@@ -27,13 +27,13 @@ const tokenSchema = apiTokenOutput.extend({ createdAt: dateTime, lastUsedAt: dat
 
 export const accountsRest = router({
   signUp: publicProcedure
-    .meta({ openapi: { method: 'POST', path: '/api/auth/sign-up/email', tags, summary: 'Create an account; answers a bearer token', protect: false } })
+    .meta({ errors: { 409: 'An account with this email already exists', 429: 'Too many attempts from this address: retry after Retry-After seconds' }, openapi: { method: 'POST', path: '/api/auth/sign-up/email', tags, summary: 'Create an account; answers a bearer token', protect: false } })
     .input(signUpInput)
     .output(authResult)
     .mutation(({ ctx, input }) => accounts.signUp(ctx.svc, input)),
 
   signIn: publicProcedure
-    .meta({ openapi: { method: 'POST', path: '/api/auth/sign-in/email', tags, summary: 'Sign in; answers a bearer token', protect: false } })
+    .meta({ errors: { 429: 'Too many attempts from this address: retry after Retry-After seconds' }, openapi: { method: 'POST', path: '/api/auth/sign-in/email', tags, summary: 'Sign in; answers a bearer token', protect: false } })
     .input(signInInput)
     .output(authResult)
     .mutation(({ ctx, input }) => accounts.signIn(ctx.svc, input)),

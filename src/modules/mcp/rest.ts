@@ -46,6 +46,7 @@ export const mcpConfigsRest = router({
 
   put: workspaceProcedure
     .meta({
+      errors: { 409: 'Another server of the workspace has this name, or the workspace has as many servers as allowed' },
       openapi: {
         method: 'PUT',
         path: '/api/agents/mcp-configs/{name}',

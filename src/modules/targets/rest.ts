@@ -40,7 +40,7 @@ const tags = ['Targets'];
 
 export const targetsRest = router({
   create: workspaceProcedure
-    .meta({ successStatus: 201, openapi: { method: 'POST', path: '/api/targets', tags, summary: 'Add a target (domain, IP, CIDR or URL)', requestHeaders } })
+    .meta({ errors: { 409: 'The workspace already has this target' }, successStatus: 201, openapi: { method: 'POST', path: '/api/targets', tags, summary: 'Add a target (domain, IP, CIDR or URL)', requestHeaders } })
     .input(createTargetInput)
     .output(targetSchema)
     .mutation(({ ctx, input }) => targets.createTarget(ctx.svc, ctx.workspaceId, input)),

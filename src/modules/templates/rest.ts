@@ -59,6 +59,7 @@ export const templatesRest = router({
 
   create: workspaceProcedure
     .meta({
+      errors: { 409: 'The workspace already has a template with this file name' },
       successStatus: 201,
       openapi: {
         method: 'POST',
@@ -74,6 +75,8 @@ export const templatesRest = router({
 
   upload: workspaceProcedure
     .meta({
+      // The service refuses content that is not text (NUL included) naming its line and column.
+      textCheckedBy: ['fileContent'],
       openapi: {
         method: 'POST',
         path: '/api/templates/upload',
@@ -105,6 +108,7 @@ export const templatesRest = router({
 
   update: workspaceProcedure
     .meta({
+      errors: { 409: 'The workspace already has a template with this file name' },
       openapi: {
         method: 'PATCH',
         path: '/api/templates/{id}',

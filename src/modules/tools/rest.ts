@@ -77,6 +77,7 @@ const submitHeaders = z.object({
 
 /** A tool's key instead of a user: checked before the input, so a call without a valid key gets 401. */
 const toolAuthenticated = procedure
+  .meta({ access: 'toolKey' })
   .use(async ({ ctx, next }) => next({ ctx: { tool: await keys.authenticateToolKey(ctx.svc.deps, keys.toolKeyFromHeaders(ctx.headers)) } }))
   .use(inspectRequest);
 
@@ -93,7 +94,7 @@ export const toolsRest = router({
     .query(({ ctx, input }) => tools.listTools(ctx.svc, ctx.workspaceId, input)),
 
   register: workspaceProcedure
-    .meta({ successStatus: 201, openapi: { method: 'POST', path: '/api/tools', tags, summary: 'Register a custom tool in the workspace (owners)', requestHeaders } })
+    .meta({ errors: { 409: 'A tool of the workspace or a built-in tool already has this name' }, successStatus: 201, openapi: { method: 'POST', path: '/api/tools', tags, summary: 'Register a custom tool in the workspace (owners)', requestHeaders } })
     .input(registerToolInput)
     .output(toolSchema)
     .mutation(({ ctx, input }) => tools.registerTool(ctx.svc, ctx.workspaceId, input)),
@@ -122,6 +123,7 @@ export const toolsRest = router({
 
   update: workspaceProcedure
     .meta({
+      errors: { 409: 'A tool of the workspace or a built-in tool already has this name' },
       openapi: {
         method: 'PATCH',
         path: '/api/tools/{id}',

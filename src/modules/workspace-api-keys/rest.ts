@@ -55,6 +55,7 @@ export const workspaceApiKeysRest = router({
 
   create: workspaceProcedure
     .meta({
+      errors: { 409: 'The workspace already has as many valid keys as allowed: revoke one first' },
       successStatus: 201,
       openapi: { method: 'POST', path: '/api/workspaces/api-keys', tags, summary: 'Make a named API key, shown once (owners)', requestHeaders },
     })
