@@ -75,6 +75,7 @@ describe('who you are is checked before what you sent', () => {
 
   it('covers every operation but the public ones', () => {
     expect(OPERATIONS.filter((op) => op.isPublic).map((op) => op.path).sort()).toEqual([
+      '/api/auth/get-session',
       '/api/auth/sign-in/email',
       '/api/auth/sign-up/email',
       '/api/system-configs/public',

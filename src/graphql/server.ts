@@ -7,7 +7,7 @@ import type { WebSocket } from 'ws';
 import type { ValidationContext } from 'graphql';
 import { schema } from './schema.js';
 import type { AppDeps, ServiceContext } from '../context.js';
-import { AppError } from '../errors.js';
+import { AppError, ERROR_STATUS } from '../errors.js';
 import { graphiqlEnabled, renderLocalGraphiQL } from './graphiql.js';
 import { CLOSE_SESSION_ENDED, rememberCredentials } from './live-access.js';
 import { useAnonymousIntrospection, useJsonOperationsOnly, useNodesLimit } from './request-rules.js';
@@ -48,8 +48,24 @@ function maskError(error: unknown, message: string): Error {
       extensions: { code: 'BAD_USER_INPUT' },
     });
   }
+  // A GraphQL-level refusal wrapping another (a variable of the wrong type, a value a scalar refused): the client's.
+  if (error instanceof GraphQLError && original instanceof GraphQLError) {
+    return new GraphQLError(error.message, { nodes: error.nodes, path: error.path, extensions: { ...error.extensions, code: error.extensions.code ?? 'BAD_USER_INPUT' } });
+  }
   if (error instanceof GraphQLError && !error.originalError) return error;
   return new GraphQLError(message, { extensions: { code: 'INTERNAL' } });
+}
+
+/** Whether an error yoga reports is the client's mistake (logged below `error`) rather than ours. */
+export function isClientMistake(error: unknown): boolean {
+  if (!(error instanceof GraphQLError)) return false;
+  const status = (error.extensions.http as { status?: number } | undefined)?.status;
+  if (typeof status === 'number') return status < 500;
+  const original = error.originalError;
+  if (!original) return error.extensions.code !== 'INTERNAL';
+  if (original instanceof AppError) return ERROR_STATUS[original.code] < 500;
+  if (original instanceof PothosValidationError) return true;
+  return isClientMistake(original);
 }
 
 /** Websocket clients send `{ authorization: 'Bearer …' }` in connection_init; headers of the upgrade work too. */
@@ -96,7 +112,8 @@ export function createGraphQLServer({ deps, buildContext, plugins }: GraphQLServ
       debug: (...args) => deps.log.debug({ args }, 'yoga'),
       info: (...args) => deps.log.info({ args }, 'yoga'),
       warn: (...args) => deps.log.warn({ args }, 'yoga'),
-      error: (...args) => deps.log.error({ args }, 'yoga'),
+      // Yoga reports client mistakes (bad variables, refused ids) here too: those are not our errors.
+      error: (...args) => (args.every(isClientMistake) ? deps.log.debug({ args }, 'yoga') : deps.log.error({ args }, 'yoga')),
     },
     context: async ({ request, req, connectionParams, socket }) => {
       const headers = connectionParams ? headersForSocket(connectionParams, req) : request.headers;

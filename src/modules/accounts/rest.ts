@@ -45,7 +45,7 @@ export const accountsRest = router({
     .mutation(({ ctx }) => accounts.signOut(ctx.svc, ctx.headers)),
 
   getSession: publicProcedure
-    .meta({ openapi: { method: 'GET', path: '/api/auth/get-session', tags, summary: 'The current session and user (null when signed out); never the session token' } })
+    .meta({ openapi: { method: 'GET', path: '/api/auth/get-session', tags, summary: 'The current session and user (null when signed out); never the session token', protect: false } })
     .input(z.object({}).strict().optional())
     .output(sessionOutput.meta({ id: 'CurrentSession' }))
     .query(({ ctx }) => profile.getSession(ctx.svc, ctx.headers)),

@@ -1,16 +1,10 @@
 import { z } from 'zod';
-import { procedure } from '../../rest/trpc.js';
+import { signedInProcedure } from '../../rest/procedures.js';
 import { dateTime, idOutput, uuidParam } from '../../rest/schemas.js';
-import { requireViewer } from '../../auth/authz.js';
 import * as invitations from './invitations.js';
 import { addMemberInput } from './schemas.js';
 
 const tags = ['Workspaces'];
-
-const signedIn = procedure.use(({ ctx, next }) => {
-  requireViewer(ctx.svc);
-  return next();
-});
 
 const invitationSchema = z
   .object({ id: z.string(), workspaceId: z.string(), email: z.string(), role: z.enum(['owner', 'member']), expiresAt: dateTime, createdAt: dateTime })
@@ -18,7 +12,7 @@ const invitationSchema = z
 
 /** Invitations of e-mails without an account; spread into the workspaces router. */
 export const invitationProcedures = {
-  inviteMember: signedIn
+  inviteMember: signedInProcedure
     .meta({
       successStatus: 201,
       openapi: { method: 'POST', path: '/api/workspaces/{id}/invitations', tags, summary: 'Invite an e-mail that has no account: it may sign up (SIGNUP=invite) and joins the workspace' },
@@ -27,13 +21,13 @@ export const invitationProcedures = {
     .output(invitationSchema)
     .mutation(({ ctx, input: { id, ...body } }) => invitations.inviteMember(ctx.svc, id, body)),
 
-  listInvitations: signedIn
+  listInvitations: signedInProcedure
     .meta({ openapi: { method: 'GET', path: '/api/workspaces/{id}/invitations', tags, summary: 'Pending invitations (owners)' } })
     .input(z.object({ id: uuidParam }).strict())
     .output(z.array(invitationSchema))
     .query(({ ctx, input }) => invitations.listInvitations(ctx.svc, input.id)),
 
-  revokeInvitation: signedIn
+  revokeInvitation: signedInProcedure
     .meta({ openapi: { method: 'DELETE', path: '/api/workspaces/{id}/invitations/{invitationId}', tags, summary: 'Withdraw an invitation' } })
     .input(z.object({ id: uuidParam, invitationId: uuidParam }).strict())
     .output(idOutput)
