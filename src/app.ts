@@ -99,7 +99,9 @@ export async function createApp(options: AppOptions): Promise<App> {
     if (path === '/ready') {
       try {
         await db.sql.query('SELECT 1');
-        return sendJson(res, shuttingDown ? 503 : 200, { status: shuttingDown ? 'shutting-down' : 'ready', database: db.kind });
+        // Redis only carries live events: while it is down they are delayed, so the instance stays ready and says so.
+        const redis = runtime.redisHealth();
+        return sendJson(res, shuttingDown ? 503 : 200, { status: shuttingDown ? 'shutting-down' : 'ready', database: db.kind, ...(redis ? { redis } : {}) });
       } catch {
         return sendJson(res, 503, { status: 'unavailable', database: db.kind });
       }
