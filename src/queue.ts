@@ -110,6 +110,22 @@ export class JobQueue {
     }
   }
 
+  /**
+   * Puts every job marked active back for retry at once (as a failed attempt: retries and the dead letter
+   * apply). Only for a database no other process can be working on, i.e. the embedded one at start: every
+   * active job there belonged to a process that died, and would otherwise wait out its whole lease.
+   */
+  async reclaimActiveJobs(): Promise<number> {
+    const { rows } = (await this.db.sql.query(`SELECT name, id FROM pgboss.job WHERE state = 'active'`)) as { rows: { name: string; id: string }[] };
+    const byQueue = new Map<string, string[]>();
+    for (const row of rows) byQueue.set(row.name, [...(byQueue.get(row.name) ?? []), row.id]);
+    for (const [name, ids] of byQueue) {
+      await this.boss.fail(name, ids);
+      this.log.warn({ queue: name, jobs: ids.length }, 'jobs left active by a stopped process put back for retry');
+    }
+    return rows.length;
+  }
+
   async getJob(name: string, id: string) {
     return this.boss.getJobById(name, id);
   }

@@ -51,6 +51,9 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const queue = new JobQueue(db, log, { superviseSeconds: env.QUEUE_SUPERVISE_SECONDS });
   defineQueues(queue, env);
   await queue.start();
+  // The embedded database belongs to this one process: a step still active there was a crashed run's. (A
+  // database passed in may be shared with another app in this process, and PostgreSQL with other processes.)
+  if (db.kind === 'pglite' && !options.database) await queue.reclaimActiveJobs();
   const authSecret = resolveAuthSecret(env, log);
   const auth = createAuth({
     prisma: db.prisma,
