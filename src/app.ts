@@ -16,6 +16,7 @@ import { buildOpenApiDocument } from './rest/openapi.js';
 import { serveDocs } from './rest/docs.js';
 import { createMetrics } from './metrics.js';
 import { AppError, errorBody } from './errors.js';
+import { databaseUnavailableError } from './db/unavailable.js';
 import { LOGO_ROUTE } from './modules/system-configs/service.js';
 import { serveSystemLogo } from './modules/system-configs/logo-route.js';
 import { AGENT_STREAM_ROUTE, serveAgentStream } from './modules/agents/stream-route.js';
@@ -145,7 +146,9 @@ export async function createApp(options: AppOptions): Promise<App> {
     });
     route(req, res, path).catch((error: unknown) => {
       log.error({ err: error, reqId: requestId }, 'unhandled request error');
-      if (!res.headersSent) sendJson(res, 500, { statusCode: 500, error: 'Internal Server Error', code: 'INTERNAL', message: 'Internal server error' });
+      const unavailable = databaseUnavailableError(error);
+      if (unavailable && !res.headersSent) sendError(res, errorBody(unavailable));
+      else if (!res.headersSent) sendJson(res, 500, { statusCode: 500, error: 'Internal Server Error', code: 'INTERNAL', message: 'Internal server error' });
       else res.destroy();
     });
   };

@@ -9,6 +9,7 @@ import type { DocumentNode, ExecutionArgs, ValidationContext } from 'graphql';
 import { schema } from './schema.js';
 import type { AppDeps, ServiceContext } from '../context.js';
 import { AppError } from '../errors.js';
+import { databaseUnavailableError } from '../db/unavailable.js';
 
 export interface YogaServerContext {
   req?: IncomingMessage;
@@ -41,6 +42,15 @@ function maskError(error: unknown, message: string): Error {
     });
   }
   if (error instanceof GraphQLError && !error.originalError) return error;
+  // The database out of reach: 503 and Retry-After over HTTP (yoga reads and strips `http`), the code everywhere.
+  const unavailable = databaseUnavailableError(original);
+  if (unavailable) {
+    const retryAfterSeconds = unavailable.retryAfterSeconds;
+    return new GraphQLError(unavailable.message, {
+      path: error instanceof GraphQLError ? error.path : undefined,
+      extensions: { code: unavailable.code, retryAfterSeconds, http: { status: 503, headers: { 'retry-after': String(retryAfterSeconds) } } },
+    });
+  }
   return new GraphQLError(message, { extensions: { code: 'INTERNAL' } });
 }
 

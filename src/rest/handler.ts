@@ -6,6 +6,7 @@ import { restRouter } from './router.js';
 import { REST_PREFIX } from './openapi.js';
 import { toErrorBody } from './error-body.js';
 import { keepBodyTypesStrict } from './strict-body.js';
+import { databaseUnavailableError } from '../db/unavailable.js';
 
 type Next = () => void;
 
@@ -19,7 +20,8 @@ for (const [path, procedure] of Object.entries(restRouter._def.procedures)) {
 }
 
 export function sendError(res: ServerResponse, body: ErrorBody, headers: Record<string, string> = {}): void {
-  res.writeHead(body.statusCode, { 'content-type': 'application/json; charset=utf-8', ...headers });
+  const retryAfter = body.retryAfterSeconds ? { 'retry-after': String(body.retryAfterSeconds) } : {};
+  res.writeHead(body.statusCode, { 'content-type': 'application/json; charset=utf-8', ...retryAfter, ...headers });
   res.end(JSON.stringify(body));
 }
 
@@ -99,7 +101,8 @@ export function createRestHandler(options: RestHandlerOptions) {
       }) as Next);
     } catch (error) {
       if (res.headersSent) return;
-      if (error instanceof AppError) sendError(res, errorBody(error));
+      const expected = error instanceof AppError ? error : databaseUnavailableError(error);
+      if (expected) sendError(res, errorBody(expected));
       else throw error;
     }
   };
