@@ -21,6 +21,7 @@ import { createReadinessProbe } from './ops/readiness.js';
 import { drainListener } from './ops/drain.js';
 import { metricsAuthorized } from './ops/metrics-token.js';
 import { AppError, errorBody } from './errors.js';
+import { databaseUnavailableError } from './db/unavailable.js';
 import { LOGO_ROUTE } from './modules/system-configs/service.js';
 import { serveSystemLogo } from './modules/system-configs/logo-route.js';
 import { AGENT_STREAM_ROUTE, serveAgentStream } from './modules/agents/stream-route.js';
@@ -108,8 +109,10 @@ export async function createApp(options: AppOptions): Promise<App> {
     if (path === '/health') return sendJson(res, 200, { status: 'ok' });
     if (path === '/ready') {
       if (draining) return sendJson(res, 503, { status: 'shutting-down', database: db.kind });
-      if (await readiness.databaseReachable()) return sendJson(res, 200, { status: 'ready', database: db.kind });
-      return sendJson(res, 503, { status: 'unavailable', database: db.kind });
+      // Redis only carries live events: while it is down they are delayed, so the instance stays ready and says so.
+      const redis = runtime.redisHealth();
+      if (await readiness.databaseReachable()) return sendJson(res, 200, { status: 'ready', database: db.kind, ...(redis ? { redis } : {}) });
+      return sendJson(res, 503, { status: 'unavailable', database: db.kind, ...(redis ? { redis } : {}) });
     }
     if (path === '/metrics') {
       if (!metricsAuthorized(env.METRICS_TOKEN, req.headers.authorization)) {
@@ -155,7 +158,9 @@ export async function createApp(options: AppOptions): Promise<App> {
     });
     route(req, res, path).catch((error: unknown) => {
       log.error({ err: error, reqId: requestId }, 'unhandled request error');
-      if (!res.headersSent) sendJson(res, 500, { statusCode: 500, error: 'Internal Server Error', code: 'INTERNAL', message: 'Internal server error' });
+      const unavailable = databaseUnavailableError(error);
+      if (unavailable && !res.headersSent) sendError(res, errorBody(unavailable));
+      else if (!res.headersSent) sendJson(res, 500, { statusCode: 500, error: 'Internal Server Error', code: 'INTERNAL', message: 'Internal server error' });
       else res.destroy();
     });
   };

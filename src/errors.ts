@@ -110,7 +110,7 @@ export interface ErrorBody {
   code: ErrorCode;
   message: string;
   details?: FieldIssue[];
-  /** Present on 429: the same value as the Retry-After header. */
+  /** Present on 429 and on 503 for an unreachable database: the same value as the Retry-After header. */
   retryAfterSeconds?: number;
 }
 
@@ -121,7 +121,7 @@ export function errorBody(error: AppError): ErrorBody {
     code: error.code,
     message: error.message,
     ...(error.details?.length ? { details: error.details } : {}),
-    ...(error instanceof RateLimitedError ? { retryAfterSeconds: error.retryAfterSeconds } : {}),
+    ...(typeof (error as { retryAfterSeconds?: unknown }).retryAfterSeconds === 'number' ? { retryAfterSeconds: (error as RateLimitedError).retryAfterSeconds } : {}),
   };
 }
 

@@ -1,7 +1,7 @@
 import { createPubSub } from 'graphql-yoga';
-import { createRedisEventTarget } from '@graphql-yoga/redis-event-target';
-import { Redis } from 'ioredis';
 import { setMaxListeners } from 'node:events';
+import type { Logger } from './logger.js';
+import { createRedisEventTarget } from './pubsub-redis.js';
 
 /**
  * The one topic map. Payloads are small JSON objects (ids and changed fields): with Redis they cross
@@ -55,27 +55,19 @@ export type PubSub = ReturnType<typeof createPubSub<Topics>>;
 export interface PubSubHandle {
   pubsub: PubSub;
   kind: 'memory' | 'redis';
+  /** With Redis: whether both connections are up ('down' delays live events; nothing else depends on it). */
+  health(): 'up' | 'down' | undefined;
   close(): Promise<void>;
 }
 
 /** In-process by default; with a Redis URL every API instance and worker shares events. */
-export function createAppPubSub(redisUrl?: string): PubSubHandle {
+export function createAppPubSub(redisUrl: string | undefined, log: Logger): PubSubHandle {
   if (!redisUrl) {
     // Every subscriber of a topic is one listener; dashboards easily pass Node's warning threshold of 10.
     const eventTarget = new EventTarget();
     setMaxListeners(0, eventTarget);
-    return { pubsub: createPubSub<Topics>({ eventTarget }), kind: 'memory', close: async () => {} };
+    return { pubsub: createPubSub<Topics>({ eventTarget }), kind: 'memory', health: () => undefined, close: async () => {} };
   }
-  // Redis needs one connection to publish and a separate one in subscriber mode.
-  const publishClient = new Redis(redisUrl, { lazyConnect: false, maxRetriesPerRequest: 3 });
-  const subscribeClient = new Redis(redisUrl, { lazyConnect: false, maxRetriesPerRequest: 3 });
-  const eventTarget = createRedisEventTarget({ publishClient, subscribeClient });
-  return {
-    pubsub: createPubSub<Topics>({ eventTarget }),
-    kind: 'redis',
-    close: async () => {
-      publishClient.disconnect();
-      subscribeClient.disconnect();
-    },
-  };
+  const redis = createRedisEventTarget(redisUrl, log);
+  return { pubsub: createPubSub<Topics>({ eventTarget: redis.eventTarget }), kind: 'redis', health: redis.health, close: redis.close };
 }

@@ -1,8 +1,11 @@
+import { createRequire } from 'node:module';
 import PgBoss from 'pg-boss';
 import type { Logger } from './logger.js';
 import type { Database } from './db.js';
 
 /** Anything that can run SQL with positional parameters: the database itself or an open Prisma transaction. */
+const require = createRequire(import.meta.url);
+
 export interface SqlRunner {
   $queryRawUnsafe<T = unknown>(query: string, ...values: unknown[]): Promise<T>;
 }
@@ -63,8 +66,9 @@ export class JobQueue {
       ...connection,
       supervise: true,
       schedule: false,
-      superviseIntervalSeconds: superviseSeconds,
-      monitorIntervalSeconds: superviseSeconds,
+      // Maintenance is what fails expired jobs (a killed worker's) so they are retried.
+      maintenanceIntervalSeconds: superviseSeconds,
+      monitorStateIntervalSeconds: superviseSeconds,
     });
     this.boss.on('error', (error) => this.log.error({ err: error }, 'job queue error'));
   }
@@ -75,6 +79,7 @@ export class JobQueue {
 
   async start(): Promise<void> {
     if (this.started) return;
+    await this.refuseNewerSchema();
     await this.boss.start();
     for (const definition of this.definitions.values()) {
       const settings = {
@@ -84,14 +89,31 @@ export class JobQueue {
         ...(definition.deadLetter ? { deadLetter: definition.deadLetter } : {}),
       };
       // createQueue keeps an existing queue as it was; updateQueue applies today's configuration.
-      await this.boss.createQueue(definition.name, { ...settings });
-      await this.boss.updateQueue(definition.name, { ...settings });
+      await this.boss.createQueue(definition.name, { name: definition.name, ...settings });
+      await this.boss.updateQueue(definition.name, { name: definition.name, ...settings });
       // pg-boss loaded its queue cache before these queues existed. Its first send would look the queue up
       // outside the caller's transaction: on PGlite (one connection) that waits for the transaction itself.
       // A no-op cancel caches the queue now.
       await this.boss.cancel(definition.name, '00000000-0000-0000-0000-000000000000');
     }
     this.started = true;
+  }
+
+  /**
+   * pg-boss migrates its schema up, never down. A database a newer pg-boss set up (the builds before the
+   * move to pg-boss 10 used 11) would be driven with SQL that does not fit it: say so and how to fix it.
+   */
+  private async refuseNewerSchema(): Promise<void> {
+    const supported = (require('pg-boss/version.json') as { schema: number }).schema;
+    const { rows } = (await this.db.sql.query(`SELECT to_regclass('pgboss.version') IS NOT NULL AS present`)) as { rows: { present: boolean }[] };
+    if (!rows[0]?.present) return;
+    const found = Number(((await this.db.sql.query('SELECT version FROM pgboss.version')) as { rows: { version: unknown }[] }).rows[0]?.version);
+    if (found > supported) {
+      throw new Error(
+        `The job queue schema "pgboss" is at version ${found}, newer than this build's pg-boss supports (${supported}). ` +
+          'It holds only queued jobs: stop every process, run DROP SCHEMA pgboss CASCADE, and start again (running scans are then left unfinished).',
+      );
+    }
   }
 
   /** Enqueues a job; with `tx` the job commits or rolls back together with that transaction. */
@@ -125,6 +147,22 @@ export class JobQueue {
       const row = rows.find((r) => r.name === queue);
       return { queue, waiting: row?.waiting ?? 0, active: row?.active ?? 0 };
     });
+  }
+
+  /**
+   * Puts every job marked active back for retry at once (as a failed attempt: retries and the dead letter
+   * apply). Only for a database no other process can be working on, i.e. the embedded one at start: every
+   * active job there belonged to a process that died, and would otherwise wait out its whole lease.
+   */
+  async reclaimActiveJobs(): Promise<number> {
+    const { rows } = (await this.db.sql.query(`SELECT name, id FROM pgboss.job WHERE state = 'active'`)) as { rows: { name: string; id: string }[] };
+    const byQueue = new Map<string, string[]>();
+    for (const row of rows) byQueue.set(row.name, [...(byQueue.get(row.name) ?? []), row.id]);
+    for (const [name, ids] of byQueue) {
+      await this.boss.fail(name, ids);
+      this.log.warn({ queue: name, jobs: ids.length }, 'jobs left active by a stopped process put back for retry');
+    }
+    return rows.length;
   }
 
   async getJob(name: string, id: string) {

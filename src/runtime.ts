@@ -24,6 +24,8 @@ export interface RuntimeOptions {
 
 export interface Runtime {
   deps: AppDeps;
+  /** 'up' or 'down' when events go through Redis; undefined with in-process events. */
+  redisHealth(): 'up' | 'down' | undefined;
   /** Stops workers (waiting for their current step up to `timeoutMs`), events and the database. */
   close(timeoutMs?: number): Promise<void>;
 }
@@ -45,10 +47,13 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   await ensureBuiltinTools({ prisma: db.prisma, log });
   await ensureBuiltinTemplates({ prisma: db.prisma, log });
 
-  const pubsubHandle = createAppPubSub(env.REDIS_URL);
+  const pubsubHandle = createAppPubSub(env.REDIS_URL, log);
   const queue = new JobQueue(db, log, { superviseSeconds: env.QUEUE_SUPERVISE_SECONDS });
   defineQueues(queue, env);
   await queue.start();
+  // The embedded database belongs to this one process: a step still active there was a crashed run's. (A
+  // database passed in may be shared with another app in this process, and PostgreSQL with other processes.)
+  if (db.kind === 'pglite' && !options.database) await queue.reclaimActiveJobs();
   const authSecret = resolveAuthSecret(env, log);
   const auth = createAuth({
     prisma: db.prisma,
@@ -69,6 +74,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   };
   return {
     deps,
+    redisHealth: pubsubHandle.health,
     close: async (timeoutMs = env.SHUTDOWN_TIMEOUT_MS) => {
       // Workers finish their current step (bounded), then events and the database go.
       await queue.stop(Math.max(timeoutMs, 100));

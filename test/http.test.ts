@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
-import { startTestApp, usingPostgres, type TestApp } from './support/app.js';
+import { redisUrl, startTestApp, usingPostgres, type TestApp } from './support/app.js';
 import { clientFor, type TestUser } from './support/client.js';
 import { waitFor } from './support/wait.js';
 
@@ -40,7 +40,7 @@ describe('operational endpoints', () => {
   it('GET /ready answers 200 with the database kind', async () => {
     const response = await client.api('GET', '/ready');
     expect(response.status).toBe(200);
-    expect(response.body).toEqual({ status: 'ready', database: server.db.kind });
+    expect(response.body).toEqual({ status: 'ready', database: server.db.kind, ...(redisUrl ? { redis: 'up' } : {}) });
     expect(['pglite', 'postgres']).toContain(response.body.database);
   });
 
@@ -62,7 +62,7 @@ describe('operational endpoints', () => {
     await waitFor(() => pool.idleCount === 0, { what: 'the pool to drop the terminated connections' });
     const ready = await client.api('GET', '/ready');
     expect(ready.status).toBe(200);
-    expect(ready.body).toEqual({ status: 'ready', database: 'postgres' });
+    expect(ready.body).toEqual({ status: 'ready', database: 'postgres', ...(redisUrl ? { redis: 'up' } : {}) });
   });
 
   it('/metrics counts requests by route with ids collapsed, latency, and GraphQL operations', async () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { startTestApp, type TestApp } from './support/app.js';
+import { createTestDatabase, startTestApp, type TestApp } from './support/app.js';
 import { waitFor } from './support/wait.js';
 import { JobQueue } from '../src/queue.js';
 import { createLogger } from '../src/logger.js';
@@ -97,5 +97,21 @@ describe('JobQueue', () => {
     const jobId = await queue.send(RETRY_QUEUE, { key, failures: 99 });
     await waitFor(async () => (await jobState(RETRY_QUEUE, jobId!)) === 'failed', { timeoutMs: 20_000, what: 'the job to fail' });
     expect(attempts.get(key)).toEqual([0, 1, 2]);
+  });
+
+  it('refuses, with the way out, a job queue schema a newer pg-boss created instead of running SQL that does not fit it', async () => {
+    const other = await createTestDatabase();
+    try {
+      // The schema as this build creates it, then as a newer pg-boss would have left it.
+      const current = new JobQueue(other.db, createLogger('silent'));
+      await current.start();
+      await current.stop(1000);
+      await other.db.sql.query('UPDATE pgboss.version SET version = version + 2');
+      const newer = new JobQueue(other.db, createLogger('silent'));
+      await expect(newer.start()).rejects.toThrow(/schema "pgboss" is at version \d+, newer than .*DROP SCHEMA pgboss CASCADE/);
+    } finally {
+      await other.db.close();
+      await other.dispose();
+    }
   });
 });

@@ -15,6 +15,7 @@ import { useAnonymousIntrospection, useJsonOperationsOnly, useNodesLimit } from 
 /** `nodes(ids:)` looks up every id: a bound on the work one field can ask for. */
 export const MAX_NODES_IDS = 100;
 import { refuseMalformedInput } from './refuse-malformed-input.js';
+import { databaseUnavailableError } from '../db/unavailable.js';
 
 export interface YogaServerContext {
   req?: IncomingMessage;
@@ -53,6 +54,15 @@ function maskError(error: unknown, message: string): Error {
     return new GraphQLError(error.message, { nodes: error.nodes, path: error.path, extensions: { ...error.extensions, code: error.extensions.code ?? 'BAD_USER_INPUT' } });
   }
   if (error instanceof GraphQLError && !error.originalError) return error;
+  // The database out of reach: 503 and Retry-After over HTTP (yoga reads and strips `http`), the code everywhere.
+  const unavailable = databaseUnavailableError(original);
+  if (unavailable) {
+    const retryAfterSeconds = unavailable.retryAfterSeconds;
+    return new GraphQLError(unavailable.message, {
+      path: error instanceof GraphQLError ? error.path : undefined,
+      extensions: { code: unavailable.code, retryAfterSeconds, http: { status: 503, headers: { 'retry-after': String(retryAfterSeconds) } } },
+    });
+  }
   return new GraphQLError(message, { extensions: { code: 'INTERNAL' } });
 }
 

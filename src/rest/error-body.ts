@@ -1,4 +1,5 @@
 import { TRPCError } from '@trpc/server';
+import { databaseUnavailableError } from '../db/unavailable.js';
 import { AppError, errorBody, issuesToValidationError, reasonPhrase, type ErrorBody } from '../errors.js';
 
 const TRPC_CODE_TO_APP: Record<string, { code: AppError['code']; message: string }> = {
@@ -28,5 +29,7 @@ export function toErrorBody(error: unknown): ErrorBody {
     const mapped = TRPC_CODE_TO_APP[error.code];
     if (mapped) return errorBody(new AppError(mapped.code, error.code === 'UNSUPPORTED_MEDIA_TYPE' || error.code === 'NOT_FOUND' ? mapped.message : error.message || mapped.message));
   }
+  const unavailable = databaseUnavailableError(cause);
+  if (unavailable) return errorBody(unavailable);
   return { statusCode: 500, error: reasonPhrase(500), code: 'INTERNAL', message: 'Internal server error' };
 }

@@ -7,6 +7,7 @@ import { REST_PREFIX } from './openapi.js';
 import { toErrorBody } from './error-body.js';
 import { keepBodyTypesStrict } from './strict-body.js';
 import { bodyShapeProblem, inputProblem } from './inspect-input.js';
+import { databaseUnavailableError } from '../db/unavailable.js';
 
 type Next = () => void;
 
@@ -20,7 +21,8 @@ for (const [path, procedure] of Object.entries(restRouter._def.procedures)) {
 }
 
 export function sendError(res: ServerResponse, body: ErrorBody, headers: Record<string, string> = {}): void {
-  res.writeHead(body.statusCode, { 'content-type': 'application/json; charset=utf-8', ...headers });
+  const retryAfter = body.retryAfterSeconds ? { 'retry-after': String(body.retryAfterSeconds) } : {};
+  res.writeHead(body.statusCode, { 'content-type': 'application/json; charset=utf-8', ...retryAfter, ...headers });
   res.end(JSON.stringify(body));
 }
 
@@ -114,7 +116,8 @@ export function createRestHandler(options: RestHandlerOptions) {
       }) as Next);
     } catch (error) {
       if (res.headersSent) return;
-      if (error instanceof AppError) sendError(res, errorBody(error));
+      const expected = error instanceof AppError ? error : databaseUnavailableError(error);
+      if (expected) sendError(res, errorBody(expected));
       else throw error;
     }
   };
