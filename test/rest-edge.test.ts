@@ -267,7 +267,7 @@ describe('client mistakes are logged below error', () => {
     const log = pino({ level: 'debug' }, { write: (line: string) => void entries.push(JSON.parse(line)) });
     const dataDir = mkdtempSync(join(tmpdir(), 'perimeter-log-'));
     const database = await createTestDatabase();
-    const env = loadEnv({ NODE_ENV: 'test', LOG_LEVEL: 'debug', DATA_DIR: dataDir, AUTH_SECRET: 'test-secret-that-is-long-enough-0123456789', SHUTDOWN_DRAIN_MS: '0', WORKERS: 'false' });
+    const env = loadEnv({ NODE_ENV: 'test', LOG_LEVEL: 'debug', DATA_DIR: dataDir, AUTH_SECRET: 'test-secret-that-is-long-enough-0123456789', SHUTDOWN_DRAIN_MS: '0', WORKERS: 'false', SIGNUP: 'open' });
     const app = await createApp({ env, database: database.db, log });
     const url = await app.listen(0, '127.0.0.1');
     const own = clientFor({ url } as TestApp);

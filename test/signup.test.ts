@@ -92,9 +92,12 @@ describe('SIGNUP unset: open for the first account, then by invitation', () => {
 
     expect((await client.api('POST', '/api/v1/api/users', { as: { token: signIn.body.token }, body: body('Nope', 'nope@example.test') })).status).toBe(403);
     expect((await client.api('POST', '/api/v1/api/users', { as: admin, body: body('Made', 'made@example.test') })).status).toBe(409);
-    const bad = await client.api('POST', '/api/v1/api/users', { as: admin, body: { name: 'x\u0000y', email: 'bad', password: 'short' } });
+    const bad = await client.api('POST', '/api/v1/api/users', { as: admin, body: { name: '', email: 'bad', password: 'short' } });
     expect(bad.status).toBe(400);
     expect(bad.body.details.map((d: { field: string }) => d.field).sort()).toEqual(['email', 'name', 'password']);
+    const withNul = await client.api('POST', '/api/v1/api/users', { as: admin, body: { name: 'x\u0000y', email: 'nul@example.test', password } });
+    expect(withNul.status).toBe(400);
+    expect(withNul.body.details.map((d: { field: string }) => d.field)).toEqual(['name']);
 
     const viaGraphQL = await client.gql(
       `mutation { createUser(input: { name: "Second Admin", email: "admin2@example.test", password: "${password}", role: admin }) { __typename ... on MutationCreateUserSuccess { data { email role } } } }`,
