@@ -34,7 +34,7 @@ function dataDirectory(mode = 0o755): string {
 }
 
 function serverEnv(dataDir: string, port: number): Record<string, string> {
-  return { PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'info', SHUTDOWN_DRAIN_MS: '0' };
+  return { PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'info', SHUTDOWN_DRAIN_MS: '0', SIGNUP: 'open' };
 }
 
 async function startServer(dataDir: string): Promise<{ server: ServerProcess; url: string }> {
