@@ -7,6 +7,7 @@ import { useServer } from 'graphql-ws/use/ws';
 import type { AppDeps, ServiceContext } from '../context.js';
 import type { CorsPolicy } from '../http/cors.js';
 import { resolveViewer } from '../modules/accounts/service.js';
+import { clientAddress } from '../auth/client-address.js';
 import { headersForSocket, type YogaServerContext } from './server.js';
 import { CLOSE_SESSION_ENDED } from './live-access.js';
 
@@ -41,7 +42,8 @@ export function attachWebSocket(server: Server, yoga: YogaServerInstance<YogaSer
 
   const openByClient = new Map<string, number>();
   wss.on('connection', (socket: WebSocket, req: IncomingMessage) => {
-    const client = req.socket.remoteAddress ?? 'unknown';
+    // The same client address as every other limit (X-Forwarded-For only behind TRUST_PROXY).
+    const client = clientAddress(req, env);
     const open = (openByClient.get(client) ?? 0) + 1;
     openByClient.set(client, open);
     socket.once('close', () => {
