@@ -4,12 +4,7 @@
 // Replaces `prisma migrate dev --create-only`, which needs the native schema engine.
 import { access, mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import {
-  defaultMigrationsDir,
-  diffMigrationsToSchema,
-  LOCKFILE_CONTENT,
-  LOCKFILE_NAME,
-} from '../src/db/schema-diff.js';
+import { defaultMigrationsDir, diffMigrationsToSchema, LOCKFILE_CONTENT, LOCKFILE_NAME } from '../src/db/schema-diff.js';
 
 const usage = 'usage: npm run migration:create -- <name> | --check';
 
@@ -24,7 +19,11 @@ async function main(): Promise<number> {
   const check = args.includes('--check');
   const rawName = args.find((a) => !a.startsWith('--'));
   if (!check && !rawName) throw new Error(usage);
-  const name = (rawName ?? '').toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/^_+|_+$/g, '').slice(0, 200);
+  const name = (rawName ?? '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '_')
+    .replace(/^_+|_+$/g, '')
+    .slice(0, 200);
   if (!check && !name) throw new Error(`invalid migration name "${rawName}"\n${usage}`);
 
   const sql = await diffMigrationsToSchema();
@@ -45,7 +44,13 @@ async function main(): Promise<number> {
   await mkdir(dir, { recursive: true });
   await writeFile(path.join(dir, 'migration.sql'), sql, 'utf8');
   const lockfile = path.join(defaultMigrationsDir, LOCKFILE_NAME);
-  if (!(await access(lockfile).then(() => true, () => false))) await writeFile(lockfile, LOCKFILE_CONTENT, 'utf8');
+  if (
+    !(await access(lockfile).then(
+      () => true,
+      () => false,
+    ))
+  )
+    await writeFile(lockfile, LOCKFILE_CONTENT, 'utf8');
   console.log(`Created ${path.relative(process.cwd(), path.join(dir, 'migration.sql'))}`);
   return 0;
 }

@@ -21,9 +21,7 @@ const integer = (min: number, max?: number) =>
     .min(min)
     .max(max ?? Number.MAX_SAFE_INTEGER);
 
-const postgresUrl = z
-  .string()
-  .refine((value) => /^postgres(ql)?:\/\//.test(value), { message: 'must be a postgres:// or postgresql:// URL' });
+const postgresUrl = z.string().refine((value) => /^postgres(ql)?:\/\//.test(value), { message: 'must be a postgres:// or postgresql:// URL' });
 
 const envSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
@@ -84,7 +82,10 @@ const envSchema = z.object({
     .default('')
     .transform((value, ctx) => {
       const origins: string[] = [];
-      for (const item of value.split(',').map((part) => part.trim()).filter(Boolean)) {
+      for (const item of value
+        .split(',')
+        .map((part) => part.trim())
+        .filter(Boolean)) {
         const parsed = URL.canParse(item) ? new URL(item) : undefined;
         if (!parsed || !/^https?:$/.test(parsed.protocol) || parsed.origin !== item.replace(/\/$/, '')) {
           ctx.addIssue({ code: 'custom', message: `"${item}" is not an origin such as https://console.example.com (scheme, host, optional port; no path)` });
@@ -126,16 +127,19 @@ const envSchema = z.object({
 });
 
 /** Settings that only make sense together. */
-const checkedEnvSchema = envSchema.superRefine((env, ctx) => {
-  if (env.STORAGE_DRIVER === 's3' && !env.S3_BUCKET) {
-    ctx.addIssue({ code: 'custom', path: ['S3_BUCKET'], message: 'is required when STORAGE_DRIVER=s3' });
-  }
-  if (Boolean(env.S3_ACCESS_KEY_ID) !== Boolean(env.S3_SECRET_ACCESS_KEY)) {
-    const [missing, present] = env.S3_ACCESS_KEY_ID ? ['S3_SECRET_ACCESS_KEY', 'S3_ACCESS_KEY_ID'] : ['S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY'];
-    ctx.addIssue({ code: 'custom', path: [missing], message: `is required when ${present} is set (leave both unset for the default AWS credential chain)` });
-  }
-  // Reported alongside other bad variables, not only once they are fixed.
-}, { when: () => true });
+const checkedEnvSchema = envSchema.superRefine(
+  (env, ctx) => {
+    if (env.STORAGE_DRIVER === 's3' && !env.S3_BUCKET) {
+      ctx.addIssue({ code: 'custom', path: ['S3_BUCKET'], message: 'is required when STORAGE_DRIVER=s3' });
+    }
+    if (Boolean(env.S3_ACCESS_KEY_ID) !== Boolean(env.S3_SECRET_ACCESS_KEY)) {
+      const [missing, present] = env.S3_ACCESS_KEY_ID ? ['S3_SECRET_ACCESS_KEY', 'S3_ACCESS_KEY_ID'] : ['S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY'];
+      ctx.addIssue({ code: 'custom', path: [missing], message: `is required when ${present} is set (leave both unset for the default AWS credential chain)` });
+    }
+    // Reported alongside other bad variables, not only once they are fixed.
+  },
+  { when: () => true },
+);
 
 export type Env = z.infer<typeof envSchema> & { dataDir: string };
 

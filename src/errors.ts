@@ -121,14 +121,14 @@ export function errorBody(error: AppError): ErrorBody {
     code: error.code,
     message: error.message,
     ...(error.details?.length ? { details: error.details } : {}),
-    ...(typeof (error as { retryAfterSeconds?: unknown }).retryAfterSeconds === 'number' ? { retryAfterSeconds: (error as RateLimitedError).retryAfterSeconds } : {}),
+    ...(typeof (error as { retryAfterSeconds?: unknown }).retryAfterSeconds === 'number'
+      ? { retryAfterSeconds: (error as RateLimitedError).retryAfterSeconds }
+      : {}),
   };
 }
 
 /** Turns zod issues into field-level details and a one-line message that names the fields. */
-export function issuesToValidationError(
-  issues: ReadonlyArray<{ path: PropertyKey[]; message: string; code?: string; keys?: string[] }>,
-): ValidationError {
+export function issuesToValidationError(issues: ReadonlyArray<{ path: PropertyKey[]; message: string; code?: string; keys?: string[] }>): ValidationError {
   const details = issues.flatMap((issue) => {
     const at = issue.path.map(String).join('.');
     // An unknown field is reported under its own name, so the client sees which one to drop.

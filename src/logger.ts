@@ -8,14 +8,7 @@ export function createLogger(level: string): Logger {
     level,
     base: { service: 'perimeter' },
     redact: {
-      paths: [
-        'req.headers.authorization',
-        'req.headers.cookie',
-        'req.headers["x-service-api-key"]',
-        '*.password',
-        '*.token',
-        '*.apiKey',
-      ],
+      paths: ['req.headers.authorization', 'req.headers.cookie', 'req.headers["x-service-api-key"]', '*.password', '*.token', '*.apiKey'],
       censor: '[redacted]',
     },
   });

@@ -11,7 +11,12 @@ export const MAX_PAGE_SIZE = 100;
 
 /** Spread into a list's zod object: `z.object({ ...pageQuery, sortBy: ... })`. */
 export const pageQuery = {
-  page: z.coerce.number({ message: 'must be a number' }).int({ message: 'must be a whole number' }).min(1, { message: 'must be at least 1' }).max(1_000_000).default(1),
+  page: z.coerce
+    .number({ message: 'must be a number' })
+    .int({ message: 'must be a whole number' })
+    .min(1, { message: 'must be at least 1' })
+    .max(1_000_000)
+    .default(1),
   limit: z.coerce
     .number({ message: 'must be a number' })
     .int({ message: 'must be a whole number' })

@@ -56,9 +56,24 @@ async function workspaceWithModel(options: { apiKey?: string | null; findings?: 
   });
   expect(put.status).toBe(200);
   if (options.findings !== false) {
-    for (const [name, severity] of [['SQL injection', 'critical'], ['Admin panel', 'high'], ['Old TLS', 'high']] as const) {
+    for (const [name, severity] of [
+      ['SQL injection', 'critical'],
+      ['Admin panel', 'high'],
+      ['Old TLS', 'high'],
+    ] as const) {
       await server.db.prisma.finding.create({
-        data: { workspaceId, name, severity, fingerprint: `fp-${name}`, checkId: name, source: 'test', description: '', remediation: '', matcher: '', evidence: {} },
+        data: {
+          workspaceId,
+          name,
+          severity,
+          fingerprint: `fp-${name}`,
+          checkId: name,
+          source: 'test',
+          description: '',
+          remediation: '',
+          matcher: '',
+          evidence: {},
+        },
       });
     }
   }
@@ -172,7 +187,11 @@ describe('model configuration', () => {
     expect((await client.api('GET', path, { as: admin })).body).toEqual(put.body);
     try {
       const received = requestsFrom();
-      expect((await ask(owner, workspaceId, 'How many findings?')).body.metadata).toMatchObject({ source: 'model', model: 'instance-model', configScope: 'instance' });
+      expect((await ask(owner, workspaceId, 'How many findings?')).body.metadata).toMatchObject({
+        source: 'model',
+        model: 'instance-model',
+        configScope: 'instance',
+      });
       expect(received()[0]!.body.model).toBe('instance-model');
 
       // The workspace's own wins.
@@ -205,9 +224,16 @@ describe('model configuration', () => {
     for (const [body, expected] of cases) {
       const response = await client.api('PUT', `${BASE}/model-config`, { as: owner, workspaceId, body });
       expect(response.status, JSON.stringify(body)).toBe(400);
-      expect(response.body.details.map((d: { field: string }) => d.field), JSON.stringify(body)).toEqual(expected);
+      expect(
+        response.body.details.map((d: { field: string }) => d.field),
+        JSON.stringify(body),
+      ).toEqual(expected);
     }
-    const metadata = await client.api('PUT', `${BASE}/model-config`, { as: owner, workspaceId, body: { baseUrl: 'http://169.254.169.254/latest', model: 'm' } });
+    const metadata = await client.api('PUT', `${BASE}/model-config`, {
+      as: owner,
+      workspaceId,
+      body: { baseUrl: 'http://169.254.169.254/latest', model: 'm' },
+    });
     expect(metadata.body.details[0].message).toMatch(/cloud metadata service/);
     expect(await server.db.prisma.modelConfig.count({ where: { workspaceId } })).toBe(0);
   });
@@ -255,7 +281,11 @@ describe('a conversation with tool calls', () => {
     // The second round carries the model's tool call and the tool's result.
     const [toolCall, toolResult] = second!.body.messages.slice(2);
     expect(second!.body.messages).toHaveLength(4);
-    expect(toolCall).toEqual({ role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'count_findings_by_severity', arguments: '{}' } }] });
+    expect(toolCall).toEqual({
+      role: 'assistant',
+      content: null,
+      tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'count_findings_by_severity', arguments: '{}' } }],
+    });
     expect(toolResult).toEqual({ role: 'tool', tool_call_id: 'call_1', content: expect.any(String) });
     expect(JSON.parse(toolResult!.content!)).toEqual(message.toolCalls[0].result);
 
@@ -295,13 +325,31 @@ describe('a conversation with tool calls', () => {
     expect(scan).toMatchObject({ toolCallId: 'a', toolName: 'start_scan', isError: false, result: { target: '10.20.30.40', status: 'PENDING' } });
     const started = await client.api('GET', `/api/v1/api/scans/${scan.result.scanId}`, { as: owner, workspaceId });
     expect(started.body).toMatchObject({ targetId: target.id, requestedById: owner.id });
-    expect(badKind).toMatchObject({ toolName: 'count_assets', args: { kind: 'spaceship' }, isError: true, result: { error: expect.stringMatching(/^Invalid arguments: kind/) } });
-    expect(unknown).toMatchObject({ toolName: 'launch_missiles', isError: true, result: { error: expect.stringContaining('There is no tool named "launch_missiles"') } });
-    expect(badJson).toMatchObject({ toolName: 'list_targets', args: { raw: 'not json' }, isError: true, result: { error: 'The arguments are not a JSON object' } });
+    expect(badKind).toMatchObject({
+      toolName: 'count_assets',
+      args: { kind: 'spaceship' },
+      isError: true,
+      result: { error: expect.stringMatching(/^Invalid arguments: kind/) },
+    });
+    expect(unknown).toMatchObject({
+      toolName: 'launch_missiles',
+      isError: true,
+      result: { error: expect.stringContaining('There is no tool named "launch_missiles"') },
+    });
+    expect(badJson).toMatchObject({
+      toolName: 'list_targets',
+      args: { raw: 'not json' },
+      isError: true,
+      result: { error: 'The arguments are not a JSON object' },
+    });
 
     // Text from scanned systems reaches the model through tool results: a question that does not ask to scan starts none.
     const unasked = (await ask(owner, workspaceId, 'What do our targets look like?')).body;
-    expect(unasked.toolCalls[0]).toMatchObject({ toolName: 'start_scan', isError: true, result: { code: 'FORBIDDEN', error: expect.stringContaining('explicitly asks') } });
+    expect(unasked.toolCalls[0]).toMatchObject({
+      toolName: 'start_scan',
+      isError: true,
+      result: { code: 'FORBIDDEN', error: expect.stringContaining('explicitly asks') },
+    });
     const scans = await client.api('GET', '/api/v1/api/scans', { as: owner, workspaceId });
     expect(scans.body.total).toBe(1);
   });
@@ -339,7 +387,7 @@ describe('a conversation with tool calls', () => {
     expect(JSON.parse(fed.content!)).toEqual(call.result);
   });
 
-  it('keeps the model\'s reasoning as a thinking part, and accepts a whole (non-streamed) completion or a stream without [DONE]', async () => {
+  it("keeps the model's reasoning as a thinking part, and accepts a whole (non-streamed) completion or a stream without [DONE]", async () => {
     const { owner, workspaceId } = await workspaceWithModel({ findings: false });
     const reasoning = { choices: [{ index: 0, delta: { reasoning_content: 'The user says hi.' }, finish_reason: null }] };
     fake.handle(() => ({ kind: 'stream', chunks: [reasoning, ...textChunks('Hi!')], done: false }));
@@ -373,10 +421,20 @@ describe('the model failing', () => {
       'MODEL_HTTP_ERROR',
       /^The language model could not answer: The model endpoint answered HTTP 500: Incorrect API key provided: \[redacted\]$/,
     ],
-    ['garbage in the stream', () => ({ kind: 'raw', contentType: 'text/event-stream', body: 'data: {"choices": [oops\n\n' }), 'MODEL_BAD_RESPONSE', /stream event that is not JSON/],
+    [
+      'garbage in the stream',
+      () => ({ kind: 'raw', contentType: 'text/event-stream', body: 'data: {"choices": [oops\n\n' }),
+      'MODEL_BAD_RESPONSE',
+      /stream event that is not JSON/,
+    ],
     ['an HTML page', () => ({ kind: 'raw', contentType: 'text/html', body: '<h1>Bad gateway</h1>' }), 'MODEL_BAD_RESPONSE', /answered text\/html/],
     ['an empty stream', () => ({ kind: 'stream', chunks: [] }), 'MODEL_BAD_RESPONSE', /ended without an answer/],
-    ['an error object in the stream', () => ({ kind: 'stream', chunks: [{ error: { message: 'Rate limit reached' } }] }), 'MODEL_HTTP_ERROR', /reported an error: Rate limit reached/],
+    [
+      'an error object in the stream',
+      () => ({ kind: 'stream', chunks: [{ error: { message: 'Rate limit reached' } }] }),
+      'MODEL_HTTP_ERROR',
+      /reported an error: Rate limit reached/,
+    ],
     ['a refused connection', 'refused', 'MODEL_UNREACHABLE', /could not be reached \(ECONNREFUSED\)/],
   ];
 
@@ -423,7 +481,11 @@ describe('the model failing', () => {
       const refused = await strictClient.api('PUT', `${BASE}/model-config`, { as: owner, workspaceId, body: { baseUrl: fake.url, model: 'm' } });
       expect(refused.status).toBe(400);
       expect(refused.body.details[0]).toMatchObject({ field: 'baseUrl', message: expect.stringContaining('loopback') });
-      const byName = await strictClient.api('PUT', `${BASE}/model-config`, { as: owner, workspaceId, body: { baseUrl: fake.url.replace('127.0.0.1', 'localhost'), model: 'm' } });
+      const byName = await strictClient.api('PUT', `${BASE}/model-config`, {
+        as: owner,
+        workspaceId,
+        body: { baseUrl: fake.url.replace('127.0.0.1', 'localhost'), model: 'm' },
+      });
       expect(byName.status).toBe(400);
 
       for (const baseUrl of [fake.url, fake.url.replace('127.0.0.1', 'localhost')]) {
@@ -484,7 +546,10 @@ describe('POST /api/agents/messages/stream', () => {
     const response = await stream(owner, workspaceId, { question: 'Hello?' });
     expect(response.status).toBe(200);
     expect(response.events.map((event) => event.type)).toEqual(['conversation', 'message', 'error', 'message', 'done']);
-    expect(response.events[2]).toMatchObject({ code: 'MODEL_HTTP_ERROR', message: 'The language model could not answer: The model endpoint answered HTTP 500' });
+    expect(response.events[2]).toMatchObject({
+      code: 'MODEL_HTTP_ERROR',
+      message: 'The language model could not answer: The model endpoint answered HTTP 500',
+    });
     expect(response.events[3].message).toMatchObject({ messageType: 'error', content: response.events[2].message });
   });
 
@@ -505,10 +570,13 @@ describe('POST /api/agents/messages/stream', () => {
     while (!seen.includes('event: text-delta')) seen += new TextDecoder().decode((await reader.read()).value);
     controller.abort();
 
-    const stored = await waitFor(async () => {
-      const listed = await client.api('GET', `${BASE}/conversations/${conversationId}/messages`, { as: owner, workspaceId });
-      return listed.body.total === 2 ? listed.body.data[0] : undefined;
-    }, { what: 'the reply to be stored' });
+    const stored = await waitFor(
+      async () => {
+        const listed = await client.api('GET', `${BASE}/conversations/${conversationId}/messages`, { as: owner, workspaceId });
+        return listed.body.total === 2 ? listed.body.data[0] : undefined;
+      },
+      { what: 'the reply to be stored' },
+    );
     expect(stored).toMatchObject({ role: 'assistant', messageType: 'text', content: answer });
   });
 
@@ -517,7 +585,10 @@ describe('POST /api/agents/messages/stream', () => {
     const workspaceId = (await client.createWorkspace(owner)).id;
     const response = await stream(owner, workspaceId, { question: 'how many assets?' });
     expect(response.events.map((event) => event.type)).toEqual(['conversation', 'message', 'tool-call', 'tool-result', 'text-delta', 'message', 'done']);
-    expect(response.events[5].message).toMatchObject({ metadata: { source: 'fallback' }, content: expect.stringMatching(/^The inventory has no assets yet\./) });
+    expect(response.events[5].message).toMatchObject({
+      metadata: { source: 'fallback' },
+      content: expect.stringMatching(/^The inventory has no assets yet\./),
+    });
   });
 
   it('answers JSON errors, with their status, before the stream starts', async () => {
@@ -528,7 +599,12 @@ describe('POST /api/agents/messages/stream', () => {
       ['no workspace', await stream(owner, undefined, { question: 'hi' }), 400, 'WORKSPACE_REQUIRED'],
       ['empty question', await stream(owner, workspaceId, { question: ' ' }), 400, 'VALIDATION_FAILED'],
       ['not JSON', await stream(owner, workspaceId, '{"question"'), 400, 'BAD_REQUEST'],
-      ['wrong content type', await stream(owner, workspaceId, 'question=hi', { 'content-type': 'application/x-www-form-urlencoded' }), 415, 'UNSUPPORTED_MEDIA_TYPE'],
+      [
+        'wrong content type',
+        await stream(owner, workspaceId, 'question=hi', { 'content-type': 'application/x-www-form-urlencoded' }),
+        415,
+        'UNSUPPORTED_MEDIA_TYPE',
+      ],
       ["another member's conversation", await stream(member, workspaceId, { question: 'hi', conversationId: mine }), 404, 'NOT_FOUND'],
     ];
     for (const [label, response, status, code] of cases) {
@@ -542,13 +618,25 @@ describe('POST /api/agents/messages/stream', () => {
 
 describe('GraphQL subscriptions over a websocket', () => {
   const ADDED = 'subscription($c: ID!) { messageAdded(conversationId: $c) { id role content messageType toolCalls { toolName isError result } } }';
-  const DELTA = 'subscription($c: ID!) { messageDelta(conversationId: $c) { conversationId messageId kind text toolCall { toolCallId toolName args result isError } } }';
+  const DELTA =
+    'subscription($c: ID!) { messageDelta(conversationId: $c) { conversationId messageId kind text toolCall { toolCallId toolName args result isError } } }';
 
   it('streams partials on messageDelta and stored messages on messageAdded while sendMessage runs', async () => {
     const owner = await client.signUp('Owner');
     const workspaceId = (await client.createWorkspace(owner)).id;
     await server.db.prisma.finding.create({
-      data: { workspaceId, name: 'SQLi', severity: 'critical', fingerprint: 'fp', checkId: 'sqli', source: 'test', description: '', remediation: '', matcher: '', evidence: {} },
+      data: {
+        workspaceId,
+        name: 'SQLi',
+        severity: 'critical',
+        fingerprint: 'fp',
+        checkId: 'sqli',
+        source: 'test',
+        description: '',
+        remediation: '',
+        matcher: '',
+        evidence: {},
+      },
     });
     const conversationId = (await client.api('POST', `${BASE}/conversations`, { as: owner, workspaceId, body: { title: 'Live' } })).body.id;
     const ws = wsClientFor(server, owner.token);
@@ -592,7 +680,10 @@ describe('GraphQL subscriptions over a websocket', () => {
       },
     ]);
 
-    const partials = deltas.results.slice(deltasBefore).map((result) => result.data!.messageDelta).filter((delta: { messageId: string }) => delta.messageId === reply.id);
+    const partials = deltas.results
+      .slice(deltasBefore)
+      .map((result) => result.data!.messageDelta)
+      .filter((delta: { messageId: string }) => delta.messageId === reply.id);
     expect(partials.map((delta: { kind: string }) => delta.kind).slice(0, 2)).toEqual(['tool_call', 'tool_result']);
     expect(partials[0]).toEqual({
       conversationId,
@@ -603,7 +694,12 @@ describe('GraphQL subscriptions over a websocket', () => {
     });
     expect(partials[1].toolCall.result).toMatchObject({ totalOpen: 1 });
     expect(partials.slice(2).every((delta: { kind: string }) => delta.kind === 'text')).toBe(true);
-    expect(partials.slice(2).map((delta: { text: string }) => delta.text).join('')).toBe(reply.content);
+    expect(
+      partials
+        .slice(2)
+        .map((delta: { text: string }) => delta.text)
+        .join(''),
+    ).toBe(reply.content);
     expect(added.completed || deltas.completed).toBe(false);
   });
 
@@ -615,7 +711,9 @@ describe('GraphQL subscriptions over a websocket', () => {
     for (const query of [ADDED, DELTA]) {
       const operation = ws.subscribe(query, { c: globalId('Conversation', conversationId) });
       await waitFor(() => operation.error !== undefined || operation.completed, { what: 'the refusal' });
-      expect(operation.errors()).toEqual([expect.objectContaining({ message: 'Conversation not found', extensions: expect.objectContaining({ code: 'NOT_FOUND' }) })]);
+      expect(operation.errors()).toEqual([
+        expect.objectContaining({ message: 'Conversation not found', extensions: expect.objectContaining({ code: 'NOT_FOUND' }) }),
+      ]);
       expect(operation.results.filter((result) => result.data)).toEqual([]);
     }
   });

@@ -54,7 +54,20 @@ async function inventory() {
   ];
   for (const [name, severity, status] of findings) {
     await prisma.finding.create({
-      data: { workspaceId, targetId: web.id, name, severity, status, fingerprint: `fp-${name}`, checkId: name, source: 'test', description: '', remediation: '', matcher: '', evidence: {} },
+      data: {
+        workspaceId,
+        targetId: web.id,
+        name,
+        severity,
+        status,
+        fingerprint: `fp-${name}`,
+        checkId: name,
+        source: 'test',
+        description: '',
+        remediation: '',
+        matcher: '',
+        evidence: {},
+      },
     });
   }
   return { owner, member, workspaceId, web };
@@ -85,7 +98,11 @@ describe('conversations over REST', () => {
     const got = await client.api('GET', `${BASE}/conversations/${created.body.id}`, { as: fx.owner, workspaceId: fx.workspaceId });
     expect(got.body).toEqual(created.body);
 
-    const renamed = await client.api('PATCH', `${BASE}/conversations/${created.body.id}`, { as: fx.owner, workspaceId: fx.workspaceId, body: { title: '  Monthly review ' } });
+    const renamed = await client.api('PATCH', `${BASE}/conversations/${created.body.id}`, {
+      as: fx.owner,
+      workspaceId: fx.workspaceId,
+      body: { title: '  Monthly review ' },
+    });
     expect(renamed.status).toBe(200);
     expect(renamed.body.title).toBe('Monthly review');
 
@@ -275,7 +292,12 @@ describe('the assistant without a language model', () => {
     expect(targets.content).toMatch(/^Targets \(2\): (web|api)\.example\.com \(domain\), (web|api)\.example\.com \(domain\)\./);
 
     const overview = (await ask(fx.owner, fx.workspaceId, 'Give me an overview')).body;
-    expect(overview.toolCalls.map((call: { toolName: string }) => call.toolName)).toEqual(['count_findings_by_severity', 'count_assets', 'list_recent_scans', 'list_targets']);
+    expect(overview.toolCalls.map((call: { toolName: string }) => call.toolName)).toEqual([
+      'count_findings_by_severity',
+      'count_assets',
+      'list_recent_scans',
+      'list_targets',
+    ]);
   });
 
   it('starts a scan when asked ("scan <target>"), and says why when it cannot', async () => {
@@ -342,8 +364,17 @@ describe('conversations over GraphQL', () => {
     );
     expect(sent.errors).toBeUndefined();
     const payload = sent.data.sendMessage.data;
-    expect(payload).toMatchObject({ created: false, conversation: { databaseId: conversation.databaseId, title: 'GraphQL chat' }, userMessage: { role: 'user', messageType: 'text' } });
-    expect(payload.assistantMessage).toMatchObject({ role: 'assistant', messageType: 'text', conversationId: conversation.databaseId, metadata: { source: 'fallback' } });
+    expect(payload).toMatchObject({
+      created: false,
+      conversation: { databaseId: conversation.databaseId, title: 'GraphQL chat' },
+      userMessage: { role: 'user', messageType: 'text' },
+    });
+    expect(payload.assistantMessage).toMatchObject({
+      role: 'assistant',
+      messageType: 'text',
+      conversationId: conversation.databaseId,
+      metadata: { source: 'fallback' },
+    });
     expect(payload.assistantMessage.toolCalls).toEqual([
       { toolCallId: 'fallback_1', toolName: 'count_findings_by_severity', args: {}, result: expect.objectContaining({ totalOpen: 5 }), isError: false },
     ]);
@@ -373,10 +404,10 @@ describe('conversations over GraphQL', () => {
     expect(theirs.data.conversation).toBeNull();
     const byNode = await client.gql('query($id: ID!) { node(id: $id) { id } }', { as: fx.member, variables: { id: conversation.id } });
     expect(byNode.data.node).toBeNull();
-    const stolen = await client.gql(
-      `mutation($id: ID!) { renameConversation(id: $id, title: "mine") { __typename ... on Error { code } } }`,
-      { as: fx.member, variables: { id: conversation.id } },
-    );
+    const stolen = await client.gql(`mutation($id: ID!) { renameConversation(id: $id, title: "mine") { __typename ... on Error { code } } }`, {
+      as: fx.member,
+      variables: { id: conversation.id },
+    });
     expect(stolen.data.renameConversation).toEqual({ __typename: 'NotFoundError', code: 'NOT_FOUND' });
 
     const renamed = await client.gql(

@@ -16,7 +16,7 @@ describe('generated artefacts', () => {
     expect(JSON.parse(readFileSync('schema/openapi.json', 'utf8'))).toEqual(JSON.parse(JSON.stringify(buildOpenApiDocument())));
   });
 
-  it('test/gql was generated from the committed schema and the tests\' documents (npm run codegen)', async () => {
+  it("test/gql was generated from the committed schema and the tests' documents (npm run codegen)", async () => {
     const { generate } = await import('@graphql-codegen/cli');
     const { default: config } = await import('../codegen.js');
     const outputs = (await generate({ ...config, silent: true }, false)) as { filename: string; content: string }[];

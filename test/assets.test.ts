@@ -39,20 +39,62 @@ async function inventory() {
   const workspaceId = (await client.createWorkspace(owner)).id;
   const prisma = server.db.prisma;
   const [web, api] = await Promise.all(
-    ['https://web.example.com', '10.0.0.5'].map(async (value) => (await client.api('POST', '/api/v1/api/targets', { as: owner, workspaceId, body: { value } })).body),
+    ['https://web.example.com', '10.0.0.5'].map(
+      async (value) => (await client.api('POST', '/api/v1/api/targets', { as: owner, workspaceId, body: { value } })).body,
+    ),
   );
   const day = (n: number) => new Date(Date.UTC(2026, 0, n));
   const host = await prisma.asset.create({
-    data: { workspaceId, targetId: web.id, kind: 'host', key: 'host:web.example.com', value: 'web.example.com', data: { addresses: ['10.0.0.7'] }, firstSeenAt: day(1), lastSeenAt: day(5) },
+    data: {
+      workspaceId,
+      targetId: web.id,
+      kind: 'host',
+      key: 'host:web.example.com',
+      value: 'web.example.com',
+      data: { addresses: ['10.0.0.7'] },
+      firstSeenAt: day(1),
+      lastSeenAt: day(5),
+    },
   });
   const service = await prisma.asset.create({
-    data: { workspaceId, targetId: web.id, parentId: host.id, kind: 'service', key: 'service:10.0.0.7:443/tcp', value: '10.0.0.7:443', data: { port: 443, protocol: 'tcp' }, firstSeenAt: day(2), lastSeenAt: day(6) },
+    data: {
+      workspaceId,
+      targetId: web.id,
+      parentId: host.id,
+      kind: 'service',
+      key: 'service:10.0.0.7:443/tcp',
+      value: '10.0.0.7:443',
+      data: { port: 443, protocol: 'tcp' },
+      firstSeenAt: day(2),
+      lastSeenAt: day(6),
+    },
   });
   const site = await prisma.asset.create({
-    data: { workspaceId, targetId: web.id, parentId: service.id, kind: 'web', key: 'web:https://web.example.com:443', value: 'https://web.example.com', data: { status: 200, title: 'Welcome' }, firstSeenAt: day(3), lastSeenAt: day(7) },
+    data: {
+      workspaceId,
+      targetId: web.id,
+      parentId: service.id,
+      kind: 'web',
+      key: 'web:https://web.example.com:443',
+      value: 'https://web.example.com',
+      data: { status: 200, title: 'Welcome' },
+      firstSeenAt: day(3),
+      lastSeenAt: day(7),
+    },
   });
   const cert = await prisma.asset.create({
-    data: { workspaceId, targetId: web.id, parentId: service.id, kind: 'certificate', key: 'cert:abc123', value: 'CN=web.example.com', data: { sha256: 'abc123' }, enabled: false, firstSeenAt: day(4), lastSeenAt: day(4) },
+    data: {
+      workspaceId,
+      targetId: web.id,
+      parentId: service.id,
+      kind: 'certificate',
+      key: 'cert:abc123',
+      value: 'CN=web.example.com',
+      data: { sha256: 'abc123' },
+      enabled: false,
+      firstSeenAt: day(4),
+      lastSeenAt: day(4),
+    },
   });
   const other = await prisma.asset.create({
     data: { workspaceId, targetId: api.id, kind: 'host', key: 'host:10.0.0.5', value: '10.0.0.5', data: {}, firstSeenAt: day(5), lastSeenAt: day(8) },
@@ -104,7 +146,11 @@ describe('GET /api/assets', () => {
     expect(values(await list(fx.owner, fx.workspaceId, { targetId: fx.targets.api.id }))).toEqual(['10.0.0.5']);
     expect((await list(fx.owner, fx.workspaceId, { targetId: fx.targets.web.id })).body.total).toBe(4);
     expect((await list(fx.owner, fx.workspaceId, { targetId: randomUUID() })).body.total).toBe(0);
-    expect(values(await list(fx.owner, fx.workspaceId, { search: 'WEB.Example' }))).toEqual(['https://web.example.com', 'web.example.com', 'CN=web.example.com']);
+    expect(values(await list(fx.owner, fx.workspaceId, { search: 'WEB.Example' }))).toEqual([
+      'https://web.example.com',
+      'web.example.com',
+      'CN=web.example.com',
+    ]);
     expect(values(await list(fx.owner, fx.workspaceId, { enabled: false }))).toEqual(['CN=web.example.com']);
     expect((await list(fx.owner, fx.workspaceId, { enabled: true })).body.total).toBe(4);
     expect(values(await list(fx.owner, fx.workspaceId, { kind: 'host', search: 'web' }))).toEqual(['web.example.com']);
@@ -236,10 +282,10 @@ describe('GraphQL', () => {
     const disabled = await client.gql(ASSETS, { as: owner, variables: { id: wsId, enabled: false } });
     expect(disabled.data?.node.assets.edges).toEqual([{ node: { value: 'CN=web.example.com', kind: 'certificate' } }]);
 
-    const one = await client.gql(
-      `query($id: ID!) { asset(id: $id) { databaseId kind data enabled parent { value parent { value } } target { value } } }`,
-      { as: owner, variables: { id: encodeGlobalID('Asset', assets.site.id) } },
-    );
+    const one = await client.gql(`query($id: ID!) { asset(id: $id) { databaseId kind data enabled parent { value parent { value } } target { value } } }`, {
+      as: owner,
+      variables: { id: encodeGlobalID('Asset', assets.site.id) },
+    });
     expect(one.data?.asset).toEqual({
       databaseId: assets.site.id,
       kind: 'web',

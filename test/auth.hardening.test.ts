@@ -78,7 +78,8 @@ describe('client address behind proxies', () => {
       expect(distinct).toEqual([401, 401, 401]);
       // One client forging the left part of the header: the hop our proxy appended decides.
       const same: number[] = [];
-      for (let i = 0; i < 3; i++) same.push((await signIn(limitedClient, `forged${i}@example.test`, { 'x-forwarded-for': `10.0.0.${i + 1}, 203.0.113.9` })).status);
+      for (let i = 0; i < 3; i++)
+        same.push((await signIn(limitedClient, `forged${i}@example.test`, { 'x-forwarded-for': `10.0.0.${i + 1}, 203.0.113.9` })).status);
       expect(same).toEqual([401, 401, 429]);
     } finally {
       await limited.stop();

@@ -33,7 +33,10 @@ describe('auth routes: only the ones the product needs', () => {
     const user = await client.signUp('Sessioned');
     const viaBearer = await client.api('GET', '/api/v1/api/auth/get-session', { as: user });
     expect(viaBearer.status).toBe(200);
-    expect(viaBearer.body).toMatchObject({ session: { userId: user.id, expiresAt: expect.any(String) }, user: { id: user.id, email: user.email, role: 'user' } });
+    expect(viaBearer.body).toMatchObject({
+      session: { userId: user.id, expiresAt: expect.any(String) },
+      user: { id: user.id, email: user.email, role: 'user' },
+    });
     expect(viaBearer.body.session).not.toHaveProperty('token');
     expect(JSON.stringify(viaBearer.body)).not.toContain(user.token);
 
@@ -42,7 +45,10 @@ describe('auth routes: only the ones the product needs', () => {
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ email: user.email, password: 'correct horse battery' }),
     });
-    const cookie = signIn.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+    const cookie = signIn.headers
+      .getSetCookie()
+      .map((c) => c.split(';')[0])
+      .join('; ');
     const viaCookie = await client.api('GET', '/api/v1/api/auth/get-session', { headers: { cookie } });
     expect(viaCookie.body.user.id).toBe(user.id);
     expect(JSON.stringify(viaCookie.body)).not.toMatch(/"token"/);
@@ -73,7 +79,10 @@ describe('auth routes: only the ones the product needs', () => {
     expect((await client.api('GET', '/api/v1/api/users/me', { as: user })).body).toMatchObject({ name: 'Ada', image: null, role: 'user' });
     expect((await client.api('POST', '/api/v1/api/auth/update-user', { body: { name: 'anon' } })).status).toBe(401);
 
-    const viaGraphQL = await client.gql('mutation { updateProfile(input: { name: "Ada L." }) { __typename ... on MutationUpdateProfileSuccess { data { name } } } }', { as: user });
+    const viaGraphQL = await client.gql(
+      'mutation { updateProfile(input: { name: "Ada L." }) { __typename ... on MutationUpdateProfileSuccess { data { name } } } }',
+      { as: user },
+    );
     expect(viaGraphQL.data?.updateProfile.data).toEqual({ name: 'Ada L.' });
     const badImage = await client.gql('mutation { updateProfile(input: { image: "file:///etc/passwd" }) { __typename } }', { as: user });
     expect(badImage.data?.updateProfile.__typename).toBe('ValidationError');
@@ -83,10 +92,16 @@ describe('auth routes: only the ones the product needs', () => {
     const user = await client.signUp('Changer');
     const other = await client.api('POST', '/api/v1/api/auth/sign-in/email', { body: { email: user.email, password: 'correct horse battery' } });
 
-    const wrong = await client.api('POST', '/api/v1/api/auth/change-password', { as: user, body: { currentPassword: 'not it at all', newPassword: 'a brand new password' } });
+    const wrong = await client.api('POST', '/api/v1/api/auth/change-password', {
+      as: user,
+      body: { currentPassword: 'not it at all', newPassword: 'a brand new password' },
+    });
     expect(wrong.status).toBe(400);
     expect(wrong.body.details).toEqual([{ field: 'currentPassword', message: 'is incorrect' }]);
-    const short = await client.api('POST', '/api/v1/api/auth/change-password', { as: user, body: { currentPassword: 'correct horse battery', newPassword: 'short' } });
+    const short = await client.api('POST', '/api/v1/api/auth/change-password', {
+      as: user,
+      body: { currentPassword: 'correct horse battery', newPassword: 'short' },
+    });
     expect(short.status).toBe(400);
 
     const changed = await client.api('POST', '/api/v1/api/auth/change-password', {
@@ -116,7 +131,14 @@ describe('auth routes: only the ones the product needs', () => {
       const user = await limitedClient.signUp('Guesser');
       const statuses: number[] = [];
       for (let i = 0; i < 3; i++) {
-        statuses.push((await limitedClient.api('POST', '/api/v1/api/auth/change-password', { as: user, body: { currentPassword: `guess ${i}`, newPassword: 'a brand new password' } })).status);
+        statuses.push(
+          (
+            await limitedClient.api('POST', '/api/v1/api/auth/change-password', {
+              as: user,
+              body: { currentPassword: `guess ${i}`, newPassword: 'a brand new password' },
+            })
+          ).status,
+        );
       }
       expect(statuses).toEqual([400, 400, 429]);
     } finally {

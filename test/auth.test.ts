@@ -16,7 +16,9 @@ afterAll(() => server?.stop());
 
 describe('sign-up and sign-in', () => {
   it('answers {token, user} and the first account administers the instance', async () => {
-    const first = await client.api('POST', '/api/v1/api/auth/sign-up/email', { body: { name: 'Ada', email: 'Ada@Example.test', password: 'correct horse battery' } });
+    const first = await client.api('POST', '/api/v1/api/auth/sign-up/email', {
+      body: { name: 'Ada', email: 'Ada@Example.test', password: 'correct horse battery' },
+    });
     expect(first.status).toBe(200);
     expect(first.body).toEqual({ token: expect.any(String), user: { id: expect.any(String), name: 'Ada', email: 'ada@example.test' } });
 
@@ -63,7 +65,10 @@ describe('sign-up and sign-in', () => {
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ email: user.email, password: 'correct horse battery' }),
     });
-    const cookies = response.headers.getSetCookie().map((cookie) => cookie.split(';')[0]).join('; ');
+    const cookies = response.headers
+      .getSetCookie()
+      .map((cookie) => cookie.split(';')[0])
+      .join('; ');
     expect(cookies).toContain('session_token');
     const me = await client.api('GET', '/api/v1/api/users/me', { headers: { cookie: cookies } });
     expect(me.status).toBe(200);
@@ -143,16 +148,14 @@ describe('GraphQL accounts', () => {
     const viewer = await client.gql('{ viewer { email role } }', { as: { token } });
     expect(viewer.data?.viewer.email).toBe(email);
 
-    const wrong = await client.gql(
-      `mutation($input: SignInInput!) { signIn(input: $input) { __typename ... on Error { message code } } }`,
-      { variables: { input: { email, password: 'wrong password' } } },
-    );
+    const wrong = await client.gql(`mutation($input: SignInInput!) { signIn(input: $input) { __typename ... on Error { message code } } }`, {
+      variables: { input: { email, password: 'wrong password' } },
+    });
     expect(wrong.data?.signIn).toEqual({ __typename: 'UnauthenticatedError', message: 'Invalid email or password', code: 'UNAUTHENTICATED' });
 
-    const invalid = await client.gql(
-      `mutation($input: SignUpInput!) { signUp(input: $input) { __typename ... on ValidationError { details { field } } } }`,
-      { variables: { input: { name: 'x', email: 'not-an-email', password: 'correct horse battery' } } },
-    );
+    const invalid = await client.gql(`mutation($input: SignUpInput!) { signUp(input: $input) { __typename ... on ValidationError { details { field } } } }`, {
+      variables: { input: { name: 'x', email: 'not-an-email', password: 'correct horse battery' } },
+    });
     expect(invalid.data?.signUp).toEqual({ __typename: 'ValidationError', details: [{ field: 'email' }] });
   });
 

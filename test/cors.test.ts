@@ -66,7 +66,11 @@ describe('CORS: PUBLIC_URL and CORS_ORIGINS may make credentialed requests, nobo
     expect(read.status).toBe(200);
     expect(read.headers.get('access-control-allow-origin')).toBeNull();
     expect(read.headers.get('access-control-allow-credentials')).toBeNull();
-    const gql = await fetch(`${server.url}/graphql`, { method: 'POST', headers: { origin: EVIL, 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ __typename }' }) });
+    const gql = await fetch(`${server.url}/graphql`, {
+      method: 'POST',
+      headers: { origin: EVIL, 'content-type': 'application/json' },
+      body: JSON.stringify({ query: '{ __typename }' }),
+    });
     expect(gql.headers.get('access-control-allow-origin')).toBeNull();
   });
 
@@ -131,7 +135,10 @@ describe('GraphQL runs operations only from JSON POSTs and GET queries', () => {
     const form = new FormData();
     form.set('operations', JSON.stringify({ query: mutation('Via multipart') }));
     const bodies: [string, RequestInit][] = [
-      ['form', { headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ query: mutation('Via form') }).toString() }],
+      [
+        'form',
+        { headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ query: mutation('Via form') }).toString() },
+      ],
       ['multipart', { headers: { cookie }, body: form }],
       ['text', { headers: { cookie, 'content-type': 'text/plain' }, body: JSON.stringify({ query: mutation('Via text') }) }],
       ['graphql', { headers: { cookie, 'content-type': 'application/graphql' }, body: mutation('Via graphql') }],
@@ -158,7 +165,9 @@ describe('GraphQL runs operations only from JSON POSTs and GET queries', () => {
   it('runs queries over GET but refuses mutations over GET (405), without running them', async () => {
     const query = await client.gql('{ viewer { id } }', { as: user, method: 'GET' });
     expect(query.data).toEqual({ viewer: { id: user.id } });
-    const response = await fetch(`${server.url}/graphql?${new URLSearchParams({ query: mutation('Via GET') })}`, { headers: { cookie, accept: 'application/json' } });
+    const response = await fetch(`${server.url}/graphql?${new URLSearchParams({ query: mutation('Via GET') })}`, {
+      headers: { cookie, accept: 'application/json' },
+    });
     expect(response.status).toBe(405);
     expect(await workspaceNames()).not.toContain('Via GET');
   });

@@ -19,7 +19,8 @@ import { listen } from './scanner/helpers.js';
  */
 
 const describeOnPglite = usingPostgres ? describe.skip : describe;
-if (usingPostgres) console.info('test/crash-recovery.test.ts skipped on PostgreSQL: it covers the embedded database (other processes may hold jobs on a shared server).');
+if (usingPostgres)
+  console.info('test/crash-recovery.test.ts skipped on PostgreSQL: it covers the embedded database (other processes may hold jobs on a shared server).');
 
 describeOnPglite('a server killed mid-scan on the embedded database', { timeout: 180_000 }, () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'perimeter-crash-'));
@@ -62,7 +63,11 @@ describeOnPglite('a server killed mid-scan on the embedded database', { timeout:
     });
     processes.push(server);
     await waitFor(
-      async () => server.child.exitCode !== null || (await fetch(`http://127.0.0.1:${port}/ready`).then((r) => r.ok).catch(() => false)),
+      async () =>
+        server.child.exitCode !== null ||
+        (await fetch(`http://127.0.0.1:${port}/ready`)
+          .then((r) => r.ok)
+          .catch(() => false)),
       { timeoutMs: 90_000, intervalMs: 100, what: 'the server to be ready' },
     );
     if (server.child.exitCode !== null) throw new Error(`server exited early:\n${server.stdout()}\n${server.stderr()}`);

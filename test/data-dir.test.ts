@@ -41,7 +41,10 @@ async function startServer(dataDir: string): Promise<{ server: ServerProcess; ur
   const port = await freePort();
   const server = spawnServer(serverEnv(dataDir, port));
   cleanups.push(() => server.kill());
-  await waitFor(() => server.stdout().includes('Perimeter is listening') || server.child.exitCode !== null, { timeoutMs: 90_000, what: 'the server to listen' });
+  await waitFor(() => server.stdout().includes('Perimeter is listening') || server.child.exitCode !== null, {
+    timeoutMs: 90_000,
+    what: 'the server to listen',
+  });
   expect(server.child.exitCode, programStderr(server.stderr())).toBeNull();
   return { server, url: `http://127.0.0.1:${port}` };
 }
@@ -91,98 +94,114 @@ async function portFree(url: string): Promise<boolean> {
 }
 
 describe('DATA_DIR', () => {
-  it('is made owner-only (0700) at start even when it existed world-readable, and the files the server creates are owner-only', async () => {
-    const dataDir = dataDirectory(0o755);
-    const { server, url } = await startServer(dataDir);
-    expect(statSync(dataDir).mode & 0o777).toBe(0o700);
-    // The generated auth secret and the lock file: nobody else may read them.
-    expect(statSync(join(dataDir, 'auth-secret')).mode & 0o077).toBe(0);
-    expect(statSync(join(dataDir, 'pglite.lock')).mode & 0o077).toBe(0);
-    expect((await fetch(`${url}/health`)).status).toBe(200);
-    server.child.kill('SIGTERM');
-    expect(await server.exited).toEqual({ code: 0, signal: null });
-  }, PROCESS_TEST_TIMEOUT);
+  it(
+    'is made owner-only (0700) at start even when it existed world-readable, and the files the server creates are owner-only',
+    async () => {
+      const dataDir = dataDirectory(0o755);
+      const { server, url } = await startServer(dataDir);
+      expect(statSync(dataDir).mode & 0o777).toBe(0o700);
+      // The generated auth secret and the lock file: nobody else may read them.
+      expect(statSync(join(dataDir, 'auth-secret')).mode & 0o077).toBe(0);
+      expect(statSync(join(dataDir, 'pglite.lock')).mode & 0o077).toBe(0);
+      expect((await fetch(`${url}/health`)).status).toBe(200);
+      server.child.kill('SIGTERM');
+      expect(await server.exited).toEqual({ code: 0, signal: null });
+    },
+    PROCESS_TEST_TIMEOUT,
+  );
 
-  it('a second server on the same DATA_DIR refuses to start, naming the directory; the first keeps its accounts', async () => {
-    const dataDir = dataDirectory();
-    const first = await startServer(dataDir);
-    expect(await signUp(first.url, 'first@example.test')).toBe(200);
+  it(
+    'a second server on the same DATA_DIR refuses to start, naming the directory; the first keeps its accounts',
+    async () => {
+      const dataDir = dataDirectory();
+      const first = await startServer(dataDir);
+      expect(await signUp(first.url, 'first@example.test')).toBe(200);
 
-    const port = await freePort();
-    const second = spawnServer(serverEnv(dataDir, port));
-    cleanups.push(() => second.kill());
-    expect(await second.exited).toEqual({ code: 1, signal: null });
-    expect(second.stderr()).toContain(`The data directory ${dataDir} (DATA_DIR) is in use by another Perimeter process (pid ${first.server.child.pid}`);
-    expect(second.stdout()).not.toContain('Perimeter is listening');
+      const port = await freePort();
+      const second = spawnServer(serverEnv(dataDir, port));
+      cleanups.push(() => second.kill());
+      expect(await second.exited).toEqual({ code: 1, signal: null });
+      expect(second.stderr()).toContain(`The data directory ${dataDir} (DATA_DIR) is in use by another Perimeter process (pid ${first.server.child.pid}`);
+      expect(second.stdout()).not.toContain('Perimeter is listening');
 
-    // The first server is untouched: it still serves, with the account it made.
-    expect(await signUp(first.url, 'later@example.test')).toBe(200);
-    expect(await signIn(first.url, 'first@example.test')).toBe(200);
-    first.server.child.kill('SIGTERM');
-    expect(await first.server.exited).toEqual({ code: 0, signal: null });
-    // Stopped cleanly, it leaves no lock; the next server starts and still has both accounts.
-    expect(existsSync(join(dataDir, 'pglite.lock'))).toBe(false);
-    const next = await startServer(dataDir);
-    expect(await signIn(next.url, 'first@example.test')).toBe(200);
-    expect(await signIn(next.url, 'later@example.test')).toBe(200);
-  }, PROCESS_TEST_TIMEOUT);
+      // The first server is untouched: it still serves, with the account it made.
+      expect(await signUp(first.url, 'later@example.test')).toBe(200);
+      expect(await signIn(first.url, 'first@example.test')).toBe(200);
+      first.server.child.kill('SIGTERM');
+      expect(await first.server.exited).toEqual({ code: 0, signal: null });
+      // Stopped cleanly, it leaves no lock; the next server starts and still has both accounts.
+      expect(existsSync(join(dataDir, 'pglite.lock'))).toBe(false);
+      const next = await startServer(dataDir);
+      expect(await signIn(next.url, 'first@example.test')).toBe(200);
+      expect(await signIn(next.url, 'later@example.test')).toBe(200);
+    },
+    PROCESS_TEST_TIMEOUT,
+  );
 
-  it('the lock of a server that was killed (SIGKILL) does not stop the next one', async () => {
-    const dataDir = dataDirectory();
-    const first = await startServer(dataDir);
-    first.server.child.kill('SIGKILL');
-    await first.server.exited;
-    expect(existsSync(join(dataDir, 'pglite.lock'))).toBe(true);
-    const next = await startServer(dataDir);
-    expect((await fetch(`${next.url}/health`)).status).toBe(200);
-    expect(JSON.parse(readFileSync(join(dataDir, 'pglite.lock'), 'utf8'))).toMatchObject({ pid: next.server.child.pid });
-  }, PROCESS_TEST_TIMEOUT);
+  it(
+    'the lock of a server that was killed (SIGKILL) does not stop the next one',
+    async () => {
+      const dataDir = dataDirectory();
+      const first = await startServer(dataDir);
+      first.server.child.kill('SIGKILL');
+      await first.server.exited;
+      expect(existsSync(join(dataDir, 'pglite.lock'))).toBe(true);
+      const next = await startServer(dataDir);
+      expect((await fetch(`${next.url}/health`)).status).toBe(200);
+      expect(JSON.parse(readFileSync(join(dataDir, 'pglite.lock'), 'utf8'))).toMatchObject({ pid: next.server.child.pid });
+    },
+    PROCESS_TEST_TIMEOUT,
+  );
 });
 
 describe('npm start', () => {
-  it('SIGTERM to npm stops the server too: the port is freed and no node process is left', async () => {
-    const dataDir = dataDirectory();
-    const port = await freePort();
-    const url = `http://127.0.0.1:${port}`;
-    const npm = spawn('npm', ['start'], {
-      cwd: projectRoot,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...serverEnv(dataDir, port) },
-      stdio: ['ignore', 'pipe', 'pipe'],
-      detached: true,
-    });
-    let out = '';
-    let err = '';
-    npm.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
-    npm.stderr!.on('data', (chunk: Buffer) => (err += chunk.toString()));
-    const npmExited = new Promise((resolve) => npm.once('exit', resolve));
-    cleanups.push(() => {
-      try {
-        process.kill(-npm.pid!, 'SIGKILL');
-      } catch {
-        // the group is gone
-      }
-    });
-    await waitFor(() => out.includes('Perimeter is listening') || npm.exitCode !== null, { timeoutMs: 90_000, what: 'the server under npm to listen' });
-    expect(npm.exitCode, programStderr(err)).toBeNull();
-    // The server's own pid, from the lock it holds: npm runs it through a shell, it is not npm's child.
-    const serverPid = JSON.parse(readFileSync(join(dataDir, 'pglite.lock'), 'utf8')).pid as number;
-    expect(serverPid).not.toBe(npm.pid);
-    cleanups.push(() => {
-      try {
-        process.kill(serverPid, 'SIGKILL');
-      } catch {
-        // gone, as it should be
-      }
-    });
-    expect((await fetch(`${url}/health`)).status).toBe(200);
+  it(
+    'SIGTERM to npm stops the server too: the port is freed and no node process is left',
+    async () => {
+      const dataDir = dataDirectory();
+      const port = await freePort();
+      const url = `http://127.0.0.1:${port}`;
+      const npm = spawn('npm', ['start'], {
+        cwd: projectRoot,
+        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...serverEnv(dataDir, port) },
+        stdio: ['ignore', 'pipe', 'pipe'],
+        detached: true,
+      });
+      let out = '';
+      let err = '';
+      npm.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
+      npm.stderr!.on('data', (chunk: Buffer) => (err += chunk.toString()));
+      const npmExited = new Promise((resolve) => npm.once('exit', resolve));
+      cleanups.push(() => {
+        try {
+          process.kill(-npm.pid!, 'SIGKILL');
+        } catch {
+          // the group is gone
+        }
+      });
+      await waitFor(() => out.includes('Perimeter is listening') || npm.exitCode !== null, { timeoutMs: 90_000, what: 'the server under npm to listen' });
+      expect(npm.exitCode, programStderr(err)).toBeNull();
+      // The server's own pid, from the lock it holds: npm runs it through a shell, it is not npm's child.
+      const serverPid = JSON.parse(readFileSync(join(dataDir, 'pglite.lock'), 'utf8')).pid as number;
+      expect(serverPid).not.toBe(npm.pid);
+      cleanups.push(() => {
+        try {
+          process.kill(serverPid, 'SIGKILL');
+        } catch {
+          // gone, as it should be
+        }
+      });
+      expect((await fetch(`${url}/health`)).status).toBe(200);
 
-    npm.kill('SIGTERM');
-    await npmExited;
-    await waitFor(() => exited(serverPid), { timeoutMs: 20_000, what: 'the server to exit after npm' });
-    expect(await portFree(url)).toBe(true);
-    // It stopped cleanly, not killed: the lock is gone.
-    expect(existsSync(join(dataDir, 'pglite.lock'))).toBe(false);
-  }, PROCESS_TEST_TIMEOUT);
+      npm.kill('SIGTERM');
+      await npmExited;
+      await waitFor(() => exited(serverPid), { timeoutMs: 20_000, what: 'the server to exit after npm' });
+      expect(await portFree(url)).toBe(true);
+      // It stopped cleanly, not killed: the lock is gone.
+      expect(existsSync(join(dataDir, 'pglite.lock'))).toBe(false);
+    },
+    PROCESS_TEST_TIMEOUT,
+  );
 });
 
 describe('the data directory lock', () => {

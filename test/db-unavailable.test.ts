@@ -91,7 +91,13 @@ describeWithPostgres('PostgreSQL out of reach', { timeout: 120_000 }, () => {
     const rest = await client.api('GET', '/api/v1/api/workspaces', { as: owner });
     expect(rest.status).toBe(503);
     expect(rest.headers.get('retry-after')).toBe('5');
-    expect(rest.body).toEqual({ statusCode: 503, error: 'Service Unavailable', code: 'UNAVAILABLE', message: expect.stringMatching(/database/i), retryAfterSeconds: 5 });
+    expect(rest.body).toEqual({
+      statusCode: 503,
+      error: 'Service Unavailable',
+      code: 'UNAVAILABLE',
+      message: expect.stringMatching(/database/i),
+      retryAfterSeconds: 5,
+    });
 
     const graphql = await fetch(`${server.url}/graphql`, {
       method: 'POST',

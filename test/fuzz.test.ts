@@ -55,7 +55,10 @@ describe('fuzzing every REST operation and GraphQL field', () => {
     collectIds((await api('POST', '/api/v1/api/agents/conversations', { as: owner, workspaceId, body: {} })).body, knownIds);
     collectIds((await api('GET', '/api/v1/api/tools', { as: owner, workspaceId })).body, knownIds);
     collectIds((await api('POST', '/api/v1/api/users/me/api-tokens', { as: owner, body: { name: 'fuzz' } })).body, knownIds);
-    collectIds((await api('POST', `/api/v1/api/workspaces/${workspaceId}/members`, { as: owner, body: { email: spare.email, role: 'member' } })).body, knownIds);
+    collectIds(
+      (await api('POST', `/api/v1/api/workspaces/${workspaceId}/members`, { as: owner, body: { email: spare.email, role: 'member' } })).body,
+      knownIds,
+    );
     knownIds.add(workspaceId);
   }, 120_000);
 
@@ -85,7 +88,11 @@ describe('fuzzing every REST operation and GraphQL field', () => {
   async function sendGraphQL(testCase: GraphQLCase): Promise<void> {
     const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/graphql-response+json' };
     if (testCase.as === 'owner') headers.authorization = `Bearer ${owner.token}`;
-    const response = await fetch(`${server.url}/graphql`, { method: 'POST', headers, body: JSON.stringify({ query: testCase.query, variables: testCase.variables }) });
+    const response = await fetch(`${server.url}/graphql`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ query: testCase.query, variables: testCase.variables }),
+    });
     const text = await response.text();
     counts.graphql += 1;
     let internal = false;
@@ -119,11 +126,18 @@ describe('fuzzing every REST operation and GraphQL field', () => {
     await runAll(rest, sendRest);
 
     const workspaceGlobalId = Buffer.from(`Workspace:${workspaceId}`).toString('base64');
-    const graphql = graphqlCases(random, schema, { workspaceIds: [workspaceId, workspaceGlobalId], knownIds: [...knownIds].filter((id) => id !== workspaceId) }, GRAPHQL_CASES_PER_FIELD);
+    const graphql = graphqlCases(
+      random,
+      schema,
+      { workspaceIds: [workspaceId, workspaceGlobalId], knownIds: [...knownIds].filter((id) => id !== workspaceId) },
+      GRAPHQL_CASES_PER_FIELD,
+    );
     await runAll(graphql, sendGraphQL);
 
     const total = counts.rest + counts.graphql;
-    console.log(`fuzz (seed ${SEED}): ${counts.rest} REST cases over ${operations.length} operations, ${counts.graphql} GraphQL cases; ${counts.fiveHundreds} answered 5xx, ${counts.maskedInternal} masked internal errors`);
+    console.log(
+      `fuzz (seed ${SEED}): ${counts.rest} REST cases over ${operations.length} operations, ${counts.graphql} GraphQL cases; ${counts.fiveHundreds} answered 5xx, ${counts.maskedInternal} masked internal errors`,
+    );
     expect(total).toBeGreaterThanOrEqual(5_000);
     // One line per failing operation (with its first case) keeps a failing run readable.
     const firstPerOperation = new Map<string, Failure>();

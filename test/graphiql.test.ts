@@ -41,7 +41,7 @@ describe('GraphiQL works without internet', () => {
     }
   });
 
-  it('serves only the package\'s page assets under /graphql/assets/', async () => {
+  it("serves only the package's page assets under /graphql/assets/", async () => {
     for (const path of ['/graphql/assets/package.json', '/graphql/assets/../package.json', '/graphql/assets/yoga-graphiql.es.js']) {
       expect((await fetch(`${server.url}${path}`)).status, path).toBe(404);
     }

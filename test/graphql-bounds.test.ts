@@ -35,11 +35,15 @@ describe('GraphQL bounds that used to have holes', () => {
     const many = Array.from({ length: 101 }, () => globalId);
     const literal = await client.gql(`{ nodes(ids: ${JSON.stringify(many)}) { id } }`, { as: user });
     expect(literal.data).toBeUndefined();
-    expect(literal.errors).toEqual([expect.objectContaining({ message: 'nodes(ids:) takes at most 100 ids, got 101', extensions: { code: 'BAD_USER_INPUT' } })]);
+    expect(literal.errors).toEqual([
+      expect.objectContaining({ message: 'nodes(ids:) takes at most 100 ids, got 101', extensions: { code: 'BAD_USER_INPUT' } }),
+    ]);
 
     const fiveThousand = Array.from({ length: 5000 }, () => globalId);
     const viaVariable = await client.gql('query($ids: [ID!]!) { nodes(ids: $ids) { id } }', { as: user, variables: { ids: fiveThousand } });
-    expect(viaVariable.errors).toEqual([expect.objectContaining({ message: 'nodes(ids:) takes at most 100 ids, got 5000', extensions: { code: 'BAD_USER_INPUT' } })]);
+    expect(viaVariable.errors).toEqual([
+      expect.objectContaining({ message: 'nodes(ids:) takes at most 100 ids, got 5000', extensions: { code: 'BAD_USER_INPUT' } }),
+    ]);
 
     const hundred = await client.gql('query($ids: [ID!]!) { nodes(ids: $ids) { id } }', { as: user, variables: { ids: many.slice(0, 100) } });
     expect(hundred.errors).toBeUndefined();

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { startTestApp, type TestApp } from './support/app.js';
-import { clientFor, type TestUser } from './support/client.js';
+import { clientFor, } from './support/client.js';
 import { globalId, SCAN_UPDATED, WORKSPACE_EVENTS } from './support/scans.js';
 import { waitFor } from './support/wait.js';
 import { wsClientFor, type WsClient } from './support/ws.js';
@@ -36,14 +36,30 @@ async function fixture(label = 'Owner') {
   const target = await client.api('POST', '/api/v1/api/targets', { as: owner, workspaceId, body: { value: `${label.toLowerCase()}.example.com` } });
   expect(target.status, JSON.stringify(target.body)).toBe(201);
   const prisma = server.db.prisma;
-  const asset = await prisma.asset.create({ data: { workspaceId, targetId: target.body.id, kind: 'host', key: `host:${label}.example.com`, value: `${label}.example.com`, data: {} } });
+  const asset = await prisma.asset.create({
+    data: { workspaceId, targetId: target.body.id, kind: 'host', key: `host:${label}.example.com`, value: `${label}.example.com`, data: {} },
+  });
   const finding = await prisma.finding.create({
-    data: { workspaceId, targetId: target.body.id, assetId: asset.id, source: 'nuclei', checkId: 'x', name: 'X', severity: 'low', description: '', remediation: '', matcher: 'm', evidence: {}, fingerprint: `fp-${randomUUID()}` },
+    data: {
+      workspaceId,
+      targetId: target.body.id,
+      assetId: asset.id,
+      source: 'nuclei',
+      checkId: 'x',
+      name: 'X',
+      severity: 'low',
+      description: '',
+      remediation: '',
+      matcher: 'm',
+      evidence: {},
+      fingerprint: `fp-${randomUUID()}`,
+    },
   });
   return { owner, workspaceId, targetId: target.body.id as string, assetId: asset.id, findingId: finding.id };
 }
 
-const NODE = 'query($id: ID!) { node(id: $id) { __typename id ... on Workspace { databaseId } ... on Target { databaseId } ... on Scan { databaseId } ... on Asset { databaseId } ... on Finding { databaseId } ... on Conversation { databaseId } } }';
+const NODE =
+  'query($id: ID!) { node(id: $id) { __typename id ... on Workspace { databaseId } ... on Target { databaseId } ... on Scan { databaseId } ... on Asset { databaseId } ... on Finding { databaseId } ... on Conversation { databaseId } } }';
 
 describe('REST resources carry their GraphQL global id', () => {
   it('workspaces, targets, scans, assets, findings and conversations answer nodeId, and node(nodeId) is the same object', async () => {
@@ -88,7 +104,10 @@ describe('id arguments take either form for their type', () => {
 
   it('queries read by UUID or global id alike, and refuse the global id of another type (BAD_USER_INPUT)', async () => {
     for (const id of [fx.workspaceId, globalId('Workspace', fx.workspaceId)]) {
-      const result = await client.gql('query($id: ID!) { workspace(id: $id) { databaseId } findingStatistics(workspaceId: $id) { byStatus { open } } }', { as: fx.owner, variables: { id } });
+      const result = await client.gql('query($id: ID!) { workspace(id: $id) { databaseId } findingStatistics(workspaceId: $id) { byStatus { open } } }', {
+        as: fx.owner,
+        variables: { id },
+      });
       expect(result.errors, JSON.stringify(result.errors)).toBeUndefined();
       expect(result.data).toEqual({ workspace: { databaseId: fx.workspaceId }, findingStatistics: { byStatus: { open: 1 } } });
     }
@@ -123,7 +142,11 @@ describe('id arguments take either form for their type', () => {
   });
 
   it('a scan started over REST is watched by scanUpdated with the UUID of its Location, or its nodeId', async () => {
-    const started = await client.api('POST', '/api/v1/api/vulnerabilities/scan', { as: fx.owner, workspaceId: fx.workspaceId, body: { targetId: fx.targetId } });
+    const started = await client.api('POST', '/api/v1/api/vulnerabilities/scan', {
+      as: fx.owner,
+      workspaceId: fx.workspaceId,
+      body: { targetId: fx.targetId },
+    });
     expect(started.status, JSON.stringify(started.body)).toBe(201);
     const uuid = started.headers.get('location')!.split('/').at(-1)!;
     const ws = socket(fx.owner.token);
@@ -155,7 +178,10 @@ describe('id arguments take either form for their type', () => {
     expect(renamed()!.data!.workspaceEvents).toMatchObject({ workspaceId: workspaceNodeId, entityId: workspaceNodeId });
 
     const target = await client.api('POST', '/api/v1/api/targets', { as: fx.owner, workspaceId: fx.workspaceId, body: { value: 'evented.example.com' } });
-    const created = await waitFor(() => events.results.find((r) => r.data?.workspaceEvents.type === 'target.created'), { timeoutMs: 10_000, what: 'target.created' });
+    const created = await waitFor(() => events.results.find((r) => r.data?.workspaceEvents.type === 'target.created'), {
+      timeoutMs: 10_000,
+      what: 'target.created',
+    });
     expect(created.data.workspaceEvents).toMatchObject({ workspaceId: workspaceNodeId, entityId: target.body.nodeId });
     expect(target.body.nodeId).toBe(globalId('Target', target.body.id));
   });
@@ -178,7 +204,10 @@ describe('node(id:)', () => {
       expect(result.errors, `${id} ${JSON.stringify(result.errors)}`).toBeUndefined();
       expect(result.data, id).toEqual({ node: null });
     }
-    const many = await client.gql('query($ids: [ID!]!) { nodes(ids: $ids) { id } }', { as: fx.owner, variables: { ids: [globalId('Asset', fx.assetId), globalId('Target', fx.targetId)] } });
+    const many = await client.gql('query($ids: [ID!]!) { nodes(ids: $ids) { id } }', {
+      as: fx.owner,
+      variables: { ids: [globalId('Asset', fx.assetId), globalId('Target', fx.targetId)] },
+    });
     expect(many.errors).toBeUndefined();
     expect(many.data.nodes).toEqual([{ id: globalId('Asset', fx.assetId) }, null]);
     expect(logged).not.toHaveBeenCalled();
@@ -231,7 +260,9 @@ describe('malformed ids in mutations', () => {
     };
     const onError = '{ __typename ... on ValidationError { details { field } } }';
     expect(await fields(`mutation($id: ID!) { deleteTarget(id: $id) ${onError} }`, { id: globalId('Workspace', fx.workspaceId) })).toEqual(['id']);
-    expect(await fields(`mutation($w: ID!) { removeWorkspaceMember(workspaceId: $w, memberId: "42") ${onError} }`, { w: fx.workspaceId })).toEqual(['memberId']);
+    expect(await fields(`mutation($w: ID!) { removeWorkspaceMember(workspaceId: $w, memberId: "42") ${onError} }`, { w: fx.workspaceId })).toEqual([
+      'memberId',
+    ]);
     expect(
       await fields(`mutation($w: ID!, $ids: [ID!]!) { dismissFindings(workspaceId: $w, ids: $ids, reason: false_positive) ${onError} }`, {
         w: fx.workspaceId,
@@ -247,7 +278,9 @@ describe('malformed ids in mutations', () => {
 describe('standard error members', () => {
   it('every mutation result offers ValidationError, UnauthenticatedError, ForbiddenError, NotFoundError, ConflictError, RateLimitedError and AppError', async () => {
     const owner = await client.signUp('Introspector');
-    const result = await client.gql('{ __schema { mutationType { fields { name type { kind name ofType { kind name possibleTypes { name } } } } } } }', { as: owner });
+    const result = await client.gql('{ __schema { mutationType { fields { name type { kind name ofType { kind name possibleTypes { name } } } } } } }', {
+      as: owner,
+    });
     expect(result.errors, JSON.stringify(result.errors)).toBeUndefined();
     const fields = result.data.__schema.mutationType.fields as { name: string; type: { ofType: { kind: string; possibleTypes: { name: string }[] } | null } }[];
     expect(fields.length).toBeGreaterThan(30);

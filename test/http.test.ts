@@ -44,7 +44,7 @@ describe('operational endpoints', () => {
     expect(['pglite', 'postgres']).toContain(response.body.database);
   });
 
-  it.runIf(usingPostgres)('survives PostgreSQL terminating the pool\'s idle connections, and /ready reconnects', async () => {
+  it.runIf(usingPostgres)("survives PostgreSQL terminating the pool's idle connections, and /ready reconnects", async () => {
     const pool = server.db.pool!;
     await Promise.all([1, 2, 3].map(() => client.api('GET', '/ready')));
     await waitFor(() => pool.idleCount > 0, { what: 'idle pool connections' });
@@ -53,7 +53,9 @@ describe('operational endpoints', () => {
     await admin.connect();
     try {
       // Only this test's own database (a fresh one per app).
-      const terminated = await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [rows[0]!.name]);
+      const terminated = await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [
+        rows[0]!.name,
+      ]);
       expect(terminated.rowCount).toBeGreaterThan(0);
     } finally {
       await admin.end();
@@ -248,7 +250,11 @@ describe('REST bad input: the stable error shape and status, never a 500', () =>
     const response = await client.api('POST', '/api/v1/api/workspaces', { as: owner, rawBody: 'name=x', headers: { 'content-type': 'text/plain' } });
     expect(response.status).toBe(415);
     expectErrorShape(response.body, 415, 'UNSUPPORTED_MEDIA_TYPE');
-    const noType = await fetch(`${server.url}/api/v1/api/workspaces`, { method: 'POST', headers: { authorization: `Bearer ${owner.token}` }, body: new Uint8Array([123, 125]) });
+    const noType = await fetch(`${server.url}/api/v1/api/workspaces`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${owner.token}` },
+      body: new Uint8Array([123, 125]),
+    });
     expect(noType.status).toBe(415);
     expectErrorShape(await noType.json(), 415, 'UNSUPPORTED_MEDIA_TYPE');
   });
@@ -355,7 +361,7 @@ describe('GraphQL limits and masking', () => {
     }
   });
 
-  it('bad paging arguments and malformed ids are the client\'s errors (BAD_USER_INPUT), not masked internals', async () => {
+  it("bad paging arguments and malformed ids are the client's errors (BAD_USER_INPUT), not masked internals", async () => {
     for (const query of [
       '{ workspaces(first: -1) { totalCount } }',
       '{ workspaces(first: 5, after: "garbage") { edges { node { id } } } }',

@@ -154,7 +154,13 @@ describe('the seed shape: GET /agents/mcp-configs', () => {
 
 describe('secret header values', () => {
   it('are encrypted in the row, all masked when read whatever their name, and never in clear anywhere', async () => {
-    const headers = { Authorization: 'Bearer bearer-secret', 'x-service-api-key': UPSTREAM_SECRET, cookie: 'sid=cookie-secret', 'x-client-token': 'token-secret', 'X-Region': 'eu-west' };
+    const headers = {
+      Authorization: 'Bearer bearer-secret',
+      'x-service-api-key': UPSTREAM_SECRET,
+      cookie: 'sid=cookie-secret',
+      'x-client-token': 'token-secret',
+      'X-Region': 'eu-west',
+    };
     const response = await put('secrets', { url: `${upstream.url}/mcp`, transport: 'streamable-http', headers });
     expect(response.body.headers).toEqual({
       authorization: '***',
@@ -225,7 +231,16 @@ describe('validation', () => {
     });
     expect(bad.status).toBe(400);
     expect(bad.body.code).toBe('VALIDATION_FAILED');
-    expect(fieldsOf(bad.body)).toEqual(['allowed_tools.1', 'headers.Host', 'headers.bad header', 'headers.x-ok', 'sse_read_timeout', 'timeout', 'transport', 'url']);
+    expect(fieldsOf(bad.body)).toEqual([
+      'allowed_tools.1',
+      'headers.Host',
+      'headers.bad header',
+      'headers.x-ok',
+      'sse_read_timeout',
+      'timeout',
+      'transport',
+      'url',
+    ]);
 
     const more = await put('valid-name', { url: 'http://user:pass@93.184.216.34/', transport: 'sse', timeout: 301, disabled: 'false', extra: 1 });
     expect(more.status).toBe(400);
@@ -311,7 +326,7 @@ describe('who may read and manage', () => {
   });
 });
 
-describe('scope: the scans\' policy at save and at connect', () => {
+describe("scope: the scans' policy at save and at connect", () => {
   let strictOwner: TestUser;
   let strictWorkspace: string;
   beforeAll(async () => {
@@ -322,7 +337,14 @@ describe('scope: the scans\' policy at save and at connect', () => {
     strictClient.api('PUT', `${BASE}/${name}`, { as: strictOwner, workspaceId: strictWorkspace, body: { url, transport: 'streamable-http' } });
 
   it('without SCAN_ALLOWED_NETWORKS, loopback, private, link-local and metadata addresses are refused (names resolved first)', async () => {
-    for (const url of [`${upstream.url}/mcp`, 'http://localhost:8080/mcp', 'http://10.0.0.5/mcp', 'http://192.168.1.10/mcp', 'http://169.254.169.254/latest', 'http://[::1]:9000/mcp']) {
+    for (const url of [
+      `${upstream.url}/mcp`,
+      'http://localhost:8080/mcp',
+      'http://10.0.0.5/mcp',
+      'http://192.168.1.10/mcp',
+      'http://169.254.169.254/latest',
+      'http://[::1]:9000/mcp',
+    ]) {
       const response = await strictPut('private', url);
       expect(response.status, url).toBe(400);
       expect(response.body.details).toEqual([{ field: 'url', message: expect.stringContaining('SCAN_ALLOWED_NETWORKS') }]);
@@ -337,7 +359,11 @@ describe('scope: the scans\' policy at save and at connect', () => {
 
   it('a stored URL that became out of scope is refused when connecting, without dialling', async () => {
     // As if DNS had changed since the save: the row now points at the loopback server.
-    await strictClient.api('PUT', `${BASE}/rebound`, { as: strictOwner, workspaceId: strictWorkspace, body: { ...streamable(), url: 'https://93.184.216.34/mcp' } });
+    await strictClient.api('PUT', `${BASE}/rebound`, {
+      as: strictOwner,
+      workspaceId: strictWorkspace,
+      body: { ...streamable(), url: 'https://93.184.216.34/mcp' },
+    });
     await strict.db.prisma.mcpServerConfig.updateMany({ where: { workspaceId: strictWorkspace, name: 'rebound' }, data: { url: `${upstream.url}/mcp` } });
     const connectionsBefore = upstream.seen.length;
     const ping = await strictClient.api('GET', `${BASE}/rebound/ping`, { as: strictOwner, workspaceId: strictWorkspace });
@@ -408,7 +434,13 @@ describe('GraphQL', () => {
     const upsert = await client.gql(
       `mutation($wid: ID!, $input: McpServerConfigInput!) { upsertMcpServerConfig(workspaceId: $wid, name: "gql", input: $input) {
         __typename ... on MutationUpsertMcpServerConfigSuccess { data { name url transport headers disabled allowedTools timeout sseReadTimeout } } } }`,
-      { as: owner, variables: { wid, input: { url: `${upstream.url}/mcp`, transport: 'streamable-http', headers: { 'x-api-key': 'gql-secret' }, allowedTools: ['echo'], timeout: 12 } } },
+      {
+        as: owner,
+        variables: {
+          wid,
+          input: { url: `${upstream.url}/mcp`, transport: 'streamable-http', headers: { 'x-api-key': 'gql-secret' }, allowedTools: ['echo'], timeout: 12 },
+        },
+      },
     );
     expect(upsert.data?.upsertMcpServerConfig.data).toEqual({
       name: 'gql',
@@ -438,12 +470,20 @@ describe('GraphQL', () => {
       { as: owner, variables: { wid, input: { url: 'gopher://x', transport: 'sse', timeout: 0, sseReadTimeout: 0, allowedTools: [''] } } },
     );
     expect(invalid.data?.upsertMcpServerConfig.__typename).toBe('ValidationError');
-    expect(invalid.data?.upsertMcpServerConfig.details.map((d: { field: string }) => d.field).sort()).toEqual(['allowedTools.0', 'sseReadTimeout', 'timeout', 'url']);
+    expect(invalid.data?.upsertMcpServerConfig.details.map((d: { field: string }) => d.field).sort()).toEqual([
+      'allowedTools.0',
+      'sseReadTimeout',
+      'timeout',
+      'url',
+    ]);
 
-    const deleted = await client.gql(`mutation($wid: ID!) { deleteMcpServerConfig(workspaceId: $wid, name: "gql") { __typename ... on MutationDeleteMcpServerConfigSuccess { data } } }`, {
-      as: owner,
-      variables: { wid },
-    });
+    const deleted = await client.gql(
+      `mutation($wid: ID!) { deleteMcpServerConfig(workspaceId: $wid, name: "gql") { __typename ... on MutationDeleteMcpServerConfigSuccess { data } } }`,
+      {
+        as: owner,
+        variables: { wid },
+      },
+    );
     expect(deleted.data?.deleteMcpServerConfig.data).toBe('gql');
     const listed = await client.gql(`query($id: ID!) { node(id: $id) { ... on Workspace { mcpServers { name } } } }`, { as: member, variables: { id: wid } });
     expect(listed.data?.node.mcpServers.map((s: { name: string }) => s.name)).not.toContain('gql');

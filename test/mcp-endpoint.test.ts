@@ -34,11 +34,18 @@ async function seedWorkspace(owner: TestUser, label: string) {
   const target = await api.api('POST', '/api/v1/api/targets', { as: owner, workspaceId: workspace.id, body: { value: `${label}.example.test` } });
   expect(target.status).toBe(201);
   // A finding and its asset, through a custom tool's results submission (the front door tools use).
-  const tool = await api.api('POST', '/api/v1/api/tools', { as: owner, workspaceId: workspace.id, body: { name: `probe-${label}`, category: 'vulnerability_scanner' } });
+  const tool = await api.api('POST', '/api/v1/api/tools', {
+    as: owner,
+    workspaceId: workspace.id,
+    body: { name: `probe-${label}`, category: 'vulnerability_scanner' },
+  });
   const toolKey = (await api.api('POST', `/api/v1/api/tools/${tool.body.id}/api-key/rotate`, { as: owner, workspaceId: workspace.id })).body.apiKey;
   const submitted = await api.api('POST', '/api/v1/api/tools/results', {
     headers: { 'x-tool-api-key': toolKey },
-    body: { format: 'json', findings: [{ checkId: `exposed-admin-${label}`, name: `Exposed admin panel ${label}`, severity: 'high', url: `https://${label}.example.test/admin` }] },
+    body: {
+      format: 'json',
+      findings: [{ checkId: `exposed-admin-${label}`, name: `Exposed admin panel ${label}`, severity: 'high', url: `https://${label}.example.test/admin` }],
+    },
   });
   expect(submitted.body.findings.opened).toBe(1);
   const key = await api.api('POST', '/api/v1/api/workspaces/api-keys', { as: owner, workspaceId: workspace.id, body: { name: 'agent' } });
@@ -97,7 +104,7 @@ describe('streamable HTTP with a real SDK client', () => {
     }
   });
 
-  it('every read tool answers from the key\'s workspace', async () => {
+  it("every read tool answers from the key's workspace", async () => {
     const client = await connect(keyA);
     try {
       const targets = await call(client, 'list_targets', { limit: 5 });
@@ -130,7 +137,7 @@ describe('streamable HTTP with a real SDK client', () => {
     }
   });
 
-  it('start_scan creates a scan of the target, requested by the key\'s maker, readable with get_scan and list_scans', async () => {
+  it("start_scan creates a scan of the target, requested by the key's maker, readable with get_scan and list_scans", async () => {
     const client = await connect(keyA);
     try {
       // A harmless scan: an IP literal on loopback, DNS step only.
@@ -138,7 +145,13 @@ describe('streamable HTTP with a real SDK client', () => {
       const started = await call(client, 'start_scan', { targetId: loopback.id, options: { steps: ['dns'] } });
       expect(started.text).not.toMatch(/^[A-Z_]+:/);
       expect(started.isError).toBe(false);
-      expect(started.json).toMatchObject({ workspaceId: workspaceA, targetId: loopback.id, status: 'PENDING', requestedById: ownerA.id, steps: [expect.objectContaining({ name: 'dns' })] });
+      expect(started.json).toMatchObject({
+        workspaceId: workspaceA,
+        targetId: loopback.id,
+        status: 'PENDING',
+        requestedById: ownerA.id,
+        steps: [expect.objectContaining({ name: 'dns' })],
+      });
       const row = await server.db.prisma.scan.findUniqueOrThrow({ where: { id: started.json.id } });
       expect(row).toMatchObject({ workspaceId: workspaceA, targetId: loopback.id, requestedById: ownerA.id });
 
@@ -160,7 +173,7 @@ describe('streamable HTTP with a real SDK client', () => {
     }
   });
 
-  it("a key cannot read or scan another workspace, even one its maker belongs to", async () => {
+  it('a key cannot read or scan another workspace, even one its maker belongs to', async () => {
     const client = await connect(keyA);
     try {
       const target = await call(client, 'get_target', { id: targetB.id });
@@ -207,7 +220,9 @@ describe('streamable HTTP with a real SDK client', () => {
   it('bad tool input is an error result, not a crash', async () => {
     const client = await connect(keyA);
     try {
-      const tooMany = await client.callTool({ name: 'list_targets', arguments: { limit: 500 } }).catch((error: Error) => ({ isError: true, content: [{ type: 'text', text: error.message }] }));
+      const tooMany = await client
+        .callTool({ name: 'list_targets', arguments: { limit: 500 } })
+        .catch((error: Error) => ({ isError: true, content: [{ type: 'text', text: error.message }] }));
       expect(tooMany.isError).toBe(true);
       const notUuid = await call(client, 'get_target', { id: 'nope' }).catch((error: Error) => ({ isError: true, text: error.message }));
       expect(notUuid.isError).toBe(true);
@@ -219,9 +234,18 @@ describe('streamable HTTP with a real SDK client', () => {
 
 describe('authentication', () => {
   it('a missing, wrong or revoked key is 401 (raw HTTP and the SDK client alike)', async () => {
-    const initialize = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+    const initialize = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+    });
     const post = (headers: Record<string, string>) =>
-      fetch(MCP_URL(), { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers }, body: initialize });
+      fetch(MCP_URL(), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+        body: initialize,
+      });
 
     const none = await post({});
     expect(none.status).toBe(401);
@@ -248,7 +272,11 @@ describe('authentication', () => {
     expect(get.status).toBe(405);
     expect(get.headers.get('allow')).toBe('POST');
     expect((await fetch(MCP_URL(), { method: 'DELETE', headers: { 'x-service-api-key': keyA } })).status).toBe(405);
-    const bad = await fetch(MCP_URL(), { method: 'POST', headers: { 'x-service-api-key': keyA, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{nope' });
+    const bad = await fetch(MCP_URL(), {
+      method: 'POST',
+      headers: { 'x-service-api-key': keyA, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: '{nope',
+    });
     expect(bad.status).toBe(400);
     expect((await bad.json()).error.code).toBe(-32700);
   });

@@ -30,7 +30,10 @@ describe(`the ${MIGRATION.slice(1)} migration`, () => {
   it(
     'links existing assets and findings to their target and removes instance-wide tool keys',
     async () => {
-      const all = (await readdir(defaultMigrationsDir, { withFileTypes: true })).filter((entry) => entry.isDirectory()).map((entry) => entry.name).sort();
+      const all = (await readdir(defaultMigrationsDir, { withFileTypes: true }))
+        .filter((entry) => entry.isDirectory())
+        .map((entry) => entry.name)
+        .sort();
       const ours = all.find((name) => name.endsWith(MIGRATION));
       expect(ours).toBeDefined();
       const dir = await mkdtemp(path.join(tmpdir(), 'perimeter-mig-links-'));
@@ -62,7 +65,9 @@ describe(`the ${MIGRATION.slice(1)} migration`, () => {
         expect((await pglite.query(`SELECT "assetId", "targetId" FROM "asset_target"`)).rows).toEqual([{ assetId: ids.asset, targetId: ids.target }]);
         expect((await pglite.query(`SELECT "findingId", "targetId" FROM "finding_target"`)).rows).toEqual([{ findingId: ids.finding, targetId: ids.target }]);
         expect((await pglite.query(`SELECT id FROM "tool_key"`)).rows).toEqual([{ id: ids.workspaceKey }]);
-        await expect(pglite.query(`INSERT INTO "tool_key" (id, "toolId", prefix, "keyHash") VALUES (gen_random_uuid(), '${ids.tool}', 'p', 'h')`)).rejects.toThrow(/null/i);
+        await expect(
+          pglite.query(`INSERT INTO "tool_key" (id, "toolId", prefix, "keyHash") VALUES (gen_random_uuid(), '${ids.tool}', 'p', 'h')`),
+        ).rejects.toThrow(/null/i);
       } finally {
         await pglite.close();
       }

@@ -5,13 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
-import {
-  applyMigrations,
-  defaultMigrationsDir,
-  pgExecutor,
-  pgliteExecutor,
-  readMigrations,
-} from '../src/db/migrations.js';
+import { applyMigrations, defaultMigrationsDir, pgExecutor, pgliteExecutor, readMigrations } from '../src/db/migrations.js';
 import { defaultSchemaPath, diffMigrationsToSchema } from '../src/db/schema-diff.js';
 
 // PGlite boots in several seconds and the wasm schema engine replays every migration: be generous.
@@ -134,10 +128,7 @@ describe('applyMigrations on PostgreSQL', () => {
         // so it finds everything applied by the other instead of colliding with it.
         await client.connect();
         const runs = await Promise.all([applyMigrations(pgExecutor(pool)), applyMigrations(pgExecutor(client))]);
-        expect(runs.map((r) => r.applied).sort((a, b) => b.length - a.length)).toEqual([
-          migrations.map((m) => m.name),
-          [],
-        ]);
+        expect(runs.map((r) => r.applied).sort((a, b) => b.length - a.length)).toEqual([migrations.map((m) => m.name), []]);
         expect(pool.idleCount).toBe(pool.totalCount); // the pool's pinned connection went back
 
         const { rows } = await client.query(

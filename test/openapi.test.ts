@@ -10,11 +10,17 @@ import type { RestMeta } from '../src/rest/trpc.js';
 import { startTestApp, type TestApp } from './support/app.js';
 import { clientFor } from './support/client.js';
 
-type Operation = { security?: Record<string, string[]>[]; parameters?: { in: string; name: string }[]; responses: Record<string, { headers?: Record<string, unknown> }> };
+type Operation = {
+  security?: Record<string, string[]>[];
+  parameters?: { in: string; name: string }[];
+  responses: Record<string, { headers?: Record<string, unknown> }>;
+};
 
 const document = buildOpenApiDocument();
 const operation = (method: string, path: string) => (document.paths as Record<string, Record<string, Operation>>)[path]![method.toLowerCase()]!;
-const metas = Object.values(restRouter._def.procedures).map((procedure) => (procedure as unknown as { _def: { meta: RestMeta & { openapi: NonNullable<RestMeta['openapi']> } } })._def.meta);
+const metas = Object.values(restRouter._def.procedures).map(
+  (procedure) => (procedure as unknown as { _def: { meta: RestMeta & { openapi: NonNullable<RestMeta['openapi']> } } })._def.meta,
+);
 
 describe('the OpenAPI document', () => {
   it('passes `redocly lint` with the recommended rules, without errors', async () => {
@@ -48,7 +54,13 @@ describe('the OpenAPI document', () => {
 
   it('needs no credentials on the public operations, and credentials on every other one', () => {
     const open = metas.filter((meta) => operation(meta.openapi.method, meta.openapi.path).security?.length === 0);
-    expect(open.map((meta) => meta.openapi.path).sort()).toEqual(['/api/auth/get-session', '/api/auth/sign-in/email', '/api/auth/sign-up/email', '/api/system-configs/public', '/api/version']);
+    expect(open.map((meta) => meta.openapi.path).sort()).toEqual([
+      '/api/auth/get-session',
+      '/api/auth/sign-in/email',
+      '/api/auth/sign-up/email',
+      '/api/system-configs/public',
+      '/api/version',
+    ]);
     for (const meta of open) expect(Object.keys(operation(meta.openapi.method, meta.openapi.path).responses)).not.toContain('401');
     expect(operation('GET', '/api/targets').security).toEqual([{ bearerAuth: [] }]);
     expect(Object.keys(document.components?.securitySchemes ?? {}).sort()).toEqual(['bearerAuth', 'toolApiKey']);
@@ -65,7 +77,10 @@ describe('the OpenAPI document', () => {
     for (const [path, item] of Object.entries(document.paths as Record<string, Record<string, Operation>>)) {
       for (const [method, op] of Object.entries(item)) {
         for (const [status, response] of Object.entries(op.responses)) {
-          if (Number(status) >= 400) expect(response, `${method} ${path} ${status}`).toMatchObject({ content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } });
+          if (Number(status) >= 400)
+            expect(response, `${method} ${path} ${status}`).toMatchObject({
+              content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+            });
         }
         if (method !== 'get') expect(Object.keys(op.responses), `${method} ${path}`).toEqual(expect.arrayContaining(['413', '415']));
       }

@@ -226,7 +226,10 @@ describeWithPostgres('a Redis outage with a standalone worker process', { timeou
     expect(child.signalCode).toBeNull();
 
     await redis.start();
-    await waitFor(() => watching.completed || watching.error !== undefined, { timeoutMs: 30_000, what: "the worker's held updates to reach the API's subscriber" });
+    await waitFor(() => watching.completed || watching.error !== undefined, {
+      timeoutMs: 30_000,
+      what: "the worker's held updates to reach the API's subscriber",
+    });
     expect(watching.errors()).toEqual([]);
     expect(watching.results.at(-1)!.data!.scanUpdated).toMatchObject({ status: 'COMPLETED' });
     expect(child.exitCode, output).toBeNull();

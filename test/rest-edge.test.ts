@@ -25,7 +25,11 @@ interface Operation {
 }
 
 const OPERATIONS: Operation[] = Object.entries(restRouter._def.procedures).map(([name, procedure]) => {
-  const openapi = (procedure as unknown as { _def: { meta: { openapi: { method: string; path: string; protect?: boolean; requestHeaders?: { shape: Record<string, unknown> } } } } })._def.meta.openapi;
+  const openapi = (
+    procedure as unknown as {
+      _def: { meta: { openapi: { method: string; path: string; protect?: boolean; requestHeaders?: { shape: Record<string, unknown> } } } };
+    }
+  )._def.meta.openapi;
   return {
     name,
     method: openapi.method,
@@ -39,7 +43,11 @@ const OPERATIONS: Operation[] = Object.entries(restRouter._def.procedures).map((
 
 const takesBody = (op: Operation) => op.method !== 'GET';
 /** The path with its parameters filled: well-formed ids that name nothing. */
-const concrete = (op: Operation) => `/api/v1${op.path.replace('{step}', 'dns').replace('{name}', 'edge-server').replace(/\{\w+\}/g, randomUUID())}`;
+const concrete = (op: Operation) =>
+  `/api/v1${op.path
+    .replace('{step}', 'dns')
+    .replace('{name}', 'edge-server')
+    .replace(/\{\w+\}/g, randomUUID())}`;
 
 let server: TestApp;
 let client: ReturnType<typeof clientFor>;
@@ -74,13 +82,11 @@ describe('who you are is checked before what you sent', () => {
   const guarded = OPERATIONS.filter((op) => !op.isPublic);
 
   it('covers every operation but the public ones', () => {
-    expect(OPERATIONS.filter((op) => op.isPublic).map((op) => op.path).sort()).toEqual([
-      '/api/auth/get-session',
-      '/api/auth/sign-in/email',
-      '/api/auth/sign-up/email',
-      '/api/system-configs/public',
-      '/api/version',
-    ]);
+    expect(
+      OPERATIONS.filter((op) => op.isPublic)
+        .map((op) => op.path)
+        .sort(),
+    ).toEqual(['/api/auth/get-session', '/api/auth/sign-in/email', '/api/auth/sign-up/email', '/api/system-configs/public', '/api/version']);
     expect(guarded.length).toBeGreaterThan(60);
   });
 
@@ -125,7 +131,10 @@ describe('a body must be the JSON object the operation declares', () => {
   });
 
   it('refuses a non-object body on the public operations too', async () => {
-    const response = await client.api('POST', '/api/v1/api/auth/sign-in/email', { rawBody: '["a@example.test","pw"]', headers: { 'content-type': 'application/json' } });
+    const response = await client.api('POST', '/api/v1/api/auth/sign-in/email', {
+      rawBody: '["a@example.test","pw"]',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(response.status).toBe(400);
     expect(response.body.message).toBe('The request body must be a JSON object, not an array');
   });
@@ -205,7 +214,10 @@ describe('GraphQL refuses NUL characters the same way', () => {
 
   it('in a variable: a VALIDATION_FAILED error naming it, not INTERNAL, and nothing stored', async () => {
     const response = await client.gql(CREATE, { as: admin, variables: { name: 'Nul\u0000Corp' } });
-    expect(response.errors?.[0]?.extensions).toMatchObject({ code: 'VALIDATION_FAILED', details: [{ field: 'name', message: 'must not contain NUL characters (\\u0000)' }] });
+    expect(response.errors?.[0]?.extensions).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      details: [{ field: 'name', message: 'must not contain NUL characters (\\u0000)' }],
+    });
     expect(await server.db.prisma.workspace.count({ where: { name: { startsWith: 'Nul' } } })).toBe(0);
   });
 
@@ -236,7 +248,12 @@ describe('body-less operations accept a missing or empty body', () => {
   });
 
   it.each(variants)("rotate the workspace's API key with %s", async (_label, headers, chunks) => {
-    const rotated = await rawRequest('POST', `/api/v1/api/workspaces/${workspaceId}/api-key/rotate`, { authorization: `Bearer ${admin.token}`, ...headers }, chunks);
+    const rotated = await rawRequest(
+      'POST',
+      `/api/v1/api/workspaces/${workspaceId}/api-key/rotate`,
+      { authorization: `Bearer ${admin.token}`, ...headers },
+      chunks,
+    );
     expect(rotated.status, JSON.stringify(rotated.body)).toBe(201);
     expect(rotated.body.apiKey).toMatch(/^pwk_/);
   });
@@ -249,7 +266,12 @@ describe('body-less operations accept a missing or empty body', () => {
   });
 
   it('a non-empty body still has to say it is JSON', async () => {
-    const response = await rawRequest('POST', `/api/v1/api/workspaces/${workspaceId}/api-key/rotate`, { authorization: `Bearer ${admin.token}`, 'content-type': 'text/plain' }, ['{}']);
+    const response = await rawRequest(
+      'POST',
+      `/api/v1/api/workspaces/${workspaceId}/api-key/rotate`,
+      { authorization: `Bearer ${admin.token}`, 'content-type': 'text/plain' },
+      ['{}'],
+    );
     expect(response.status).toBe(415);
   });
 });
@@ -267,7 +289,15 @@ describe('client mistakes are logged below error', () => {
     const log = pino({ level: 'debug' }, { write: (line: string) => void entries.push(JSON.parse(line)) });
     const dataDir = mkdtempSync(join(tmpdir(), 'perimeter-log-'));
     const database = await createTestDatabase();
-    const env = loadEnv({ NODE_ENV: 'test', LOG_LEVEL: 'debug', DATA_DIR: dataDir, AUTH_SECRET: 'test-secret-that-is-long-enough-0123456789', SHUTDOWN_DRAIN_MS: '0', WORKERS: 'false', SIGNUP: 'open' });
+    const env = loadEnv({
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'debug',
+      DATA_DIR: dataDir,
+      AUTH_SECRET: 'test-secret-that-is-long-enough-0123456789',
+      SHUTDOWN_DRAIN_MS: '0',
+      WORKERS: 'false',
+      SIGNUP: 'open',
+    });
     const app = await createApp({ env, database: database.db, log });
     const url = await app.listen(0, '127.0.0.1');
     const own = clientFor({ url } as TestApp);

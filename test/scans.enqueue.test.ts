@@ -32,7 +32,8 @@ it('a scan leaves out the steps whose built-in tool the workspace switched off, 
   const target = await client.api('POST', '/api/v1/api/targets', { as: owner, workspaceId: workspace.id, body: { value: 'example.org' } });
   const tools = await client.api('GET', '/api/v1/api/tools?limit=100', { as: owner, workspaceId: workspace.id });
   const toolId = (name: string) => tools.body.data.find((tool: { name: string; builtin: boolean }) => tool.name === name && tool.builtin).id as string;
-  const switchOff = (name: string) => client.api('PATCH', `/api/v1/api/tools/${toolId(name)}`, { as: owner, workspaceId: workspace.id, body: { enabled: false } });
+  const switchOff = (name: string) =>
+    client.api('PATCH', `/api/v1/api/tools/${toolId(name)}`, { as: owner, workspaceId: workspace.id, body: { enabled: false } });
 
   expect((await switchOff('tls')).status).toBe(200);
   const withoutTls = await client.api('POST', '/api/v1/api/scans', { as: owner, workspaceId: workspace.id, body: { targetId: target.body.id } });

@@ -237,23 +237,38 @@ describe('a scan of loopback services', { timeout: SCAN_TEST_TIMEOUT }, () => {
       technologies: [{ name: 'nginx', evidence: 'header:server' }],
     });
     expect(byKey.get(key.certificate)).toMatchObject({ kind: 'certificate', value: 'localhost', parentId: id(key.secure) });
-    expect(byKey.get(key.certificate)!.data).toMatchObject({ selfSigned: true, expired: false, subjectCN: 'localhost', port: secure.port, fingerprint256: certificateFingerprint });
+    expect(byKey.get(key.certificate)!.data).toMatchObject({
+      selfSigned: true,
+      expired: false,
+      subjectCN: 'localhost',
+      port: secure.port,
+      fingerprint256: certificateFingerprint,
+    });
 
     // ---- findings: exactly these, each on the right asset, with evidence
     const findings = await findingsOf(server, workspaceId);
-    expect(findings.map((f) => [f.checkId, f.asset?.key, f.matcher, f.severity]).sort()).toEqual([
-      ['http-directory-listing', key.httpApp, '/files/', 'medium'],
-      ['http-exposed-git', key.httpApp, '/.git/HEAD', 'high'],
-      ['http-missing-security-headers', key.httpApp, 'missing-security-headers', 'low'],
-      ['http-missing-security-headers', key.httpsApp, 'missing-security-headers', 'low'],
-      ['http-server-version-disclosure', key.httpApp, 'header:server', 'low'],
-      ['tls-self-signed-certificate', key.certificate, 'self-signed', 'low'],
-      // The default template pack: neither service publishes a security.txt.
-      ['security-txt-missing', key.httpApp, 'missing', 'info'],
-      ['security-txt-missing', key.httpsApp, 'missing', 'info'],
-    ].sort());
+    expect(findings.map((f) => [f.checkId, f.asset?.key, f.matcher, f.severity]).sort()).toEqual(
+      [
+        ['http-directory-listing', key.httpApp, '/files/', 'medium'],
+        ['http-exposed-git', key.httpApp, '/.git/HEAD', 'high'],
+        ['http-missing-security-headers', key.httpApp, 'missing-security-headers', 'low'],
+        ['http-missing-security-headers', key.httpsApp, 'missing-security-headers', 'low'],
+        ['http-server-version-disclosure', key.httpApp, 'header:server', 'low'],
+        ['tls-self-signed-certificate', key.certificate, 'self-signed', 'low'],
+        // The default template pack: neither service publishes a security.txt.
+        ['security-txt-missing', key.httpApp, 'missing', 'info'],
+        ['security-txt-missing', key.httpsApp, 'missing', 'info'],
+      ].sort(),
+    );
     for (const finding of findings) {
-      expect(finding).toMatchObject({ status: 'open', occurrences: 1, targetId, lastScanId: firstScanId, source: finding.checkId === 'security-txt-missing' ? 'nuclei' : 'builtin', fixedAt: null });
+      expect(finding).toMatchObject({
+        status: 'open',
+        occurrences: 1,
+        targetId,
+        lastScanId: firstScanId,
+        source: finding.checkId === 'security-txt-missing' ? 'nuclei' : 'builtin',
+        fixedAt: null,
+      });
       expect(finding.events.map((e) => [e.type, e.scanId])).toEqual([['opened', firstScanId]]);
     }
     const find = (checkId: string, assetKey: string) => findings.find((f) => f.checkId === checkId && f.asset?.key === assetKey)!;
@@ -261,10 +276,22 @@ describe('a scan of loopback services', { timeout: SCAN_TEST_TIMEOUT }, () => {
     expect(git.url).toBe(`http://127.0.0.1:${web.port}/.git/HEAD`);
     expect(git.extracted).toEqual({ ref: 'refs/heads/main' });
     expect(git.response).toContain('ref: refs/heads/main');
-    expect((find('http-server-version-disclosure', key.httpApp).evidence as any).extracted).toEqual({ header: 'server', value: 'nginx/1.18.0', version: '1.18.0' });
-    expect((find('http-missing-security-headers', key.httpApp).evidence as any).extracted.missing).toEqual(['content-security-policy', 'x-frame-options', 'x-content-type-options']);
+    expect((find('http-server-version-disclosure', key.httpApp).evidence as any).extracted).toEqual({
+      header: 'server',
+      value: 'nginx/1.18.0',
+      version: '1.18.0',
+    });
+    expect((find('http-missing-security-headers', key.httpApp).evidence as any).extracted.missing).toEqual([
+      'content-security-policy',
+      'x-frame-options',
+      'x-content-type-options',
+    ]);
     // HSTS is served over HTTPS, so it is not listed there; over plain HTTP it is not expected at all.
-    expect((find('http-missing-security-headers', key.httpsApp).evidence as any).extracted.missing).toEqual(['content-security-policy', 'x-frame-options', 'x-content-type-options']);
+    expect((find('http-missing-security-headers', key.httpsApp).evidence as any).extracted.missing).toEqual([
+      'content-security-policy',
+      'x-frame-options',
+      'x-content-type-options',
+    ]);
     expect((find('http-directory-listing', key.httpApp).evidence as any).extracted).toMatchObject({ path: '/files/', entries: ['backup.sql', 'id_rsa'] });
     expect((find('tls-self-signed-certificate', key.certificate).evidence as any).extracted).toMatchObject({ fingerprint256: certificateFingerprint });
     // The HTTPS app answers 200 to /.git/HEAD and /files/ too, but with its page: no finding.
@@ -280,7 +307,8 @@ describe('a scan of loopback services', { timeout: SCAN_TEST_TIMEOUT }, () => {
     expect(listedFindings.body.data.map((f: { id: string }) => f.id).sort()).toEqual(findings.map((f) => f.id).sort());
 
     // ---- and the workspace feed announced them
-    const announced = (type: string) => new Set(events.results.filter((r) => r.data?.workspaceEvents.type === type).map((r) => r.data!.workspaceEvents.entityId));
+    const announced = (type: string) =>
+      new Set(events.results.filter((r) => r.data?.workspaceEvents.type === type).map((r) => r.data!.workspaceEvents.entityId));
     await waitFor(() => announced('asset.discovered').size === assets.length && announced('finding.opened').size === findings.length, {
       timeoutMs: 15_000,
       what: 'asset.discovered and finding.opened events',
@@ -355,7 +383,9 @@ describe('a scan of loopback services', { timeout: SCAN_TEST_TIMEOUT }, () => {
     const ports = await client.api('GET', `/api/v1/api/scans/${firstScanId}/artefacts/ports`, { as: owner, workspaceId });
     expect(ports.status).toBe(200);
     const scannedPorts = ports.body.services.map((service: { port: number }) => service.port);
-    const storedPorts = (await server.db.prisma.asset.findMany({ where: { workspaceId, kind: 'service' } })).map((asset) => (asset.data as { port: number }).port);
+    const storedPorts = (await server.db.prisma.asset.findMany({ where: { workspaceId, kind: 'service' } })).map(
+      (asset) => (asset.data as { port: number }).port,
+    );
     expect(scannedPorts.sort()).toEqual(storedPorts.sort());
     const stored = await server.app.deps.storage.get(`scan-artefacts/${firstScanId}/ports.json`);
     expect(JSON.parse(stored!.toString('utf8'))).toEqual(ports.body);
@@ -394,12 +424,18 @@ describe('a scan of loopback services', { timeout: SCAN_TEST_TIMEOUT }, () => {
     const operation = socket(server, stranger.token).subscribe(SCAN_UPDATED, { id: globalId('Scan', firstScanId) });
     await waitFor(() => operation.error !== undefined || operation.completed, { timeoutMs: 15_000, what: 'the subscription to be refused' });
     expect(operation.results.filter((r) => r.data?.scanUpdated)).toEqual([]);
-    expect(operation.errors().map((e) => e.message).join(' ')).toMatch(/not found/i);
+    expect(
+      operation
+        .errors()
+        .map((e) => e.message)
+        .join(' '),
+    ).toMatch(/not found/i);
   });
 
   it('answers bad input with 400 naming the field, and starts nothing', async () => {
     const before = await rows(server).scan.count();
-    const call = (path: string, body: unknown, ws: string | null = workspaceId) => client.api('POST', `/api/v1/api/${path}`, { as: owner, workspaceId: ws ?? undefined, body });
+    const call = (path: string, body: unknown, ws: string | null = workspaceId) =>
+      client.api('POST', `/api/v1/api/${path}`, { as: owner, workspaceId: ws ?? undefined, body });
     const fields = (response: { body: { details?: { field: string }[] } }) => response.body.details?.map((d) => d.field);
 
     for (const path of ['vulnerabilities/scan', 'scans']) {
@@ -433,10 +469,13 @@ describe('a scan of loopback services', { timeout: SCAN_TEST_TIMEOUT }, () => {
     expect(badStep.status).toBe(400);
     expect(fields(badStep)?.[0]).toMatch(/^options\.steps/);
 
-    const gqlBad = await client.gql('mutation($t: ID!) { startScan(targetId: $t, options: { ports: "0-70000" }) { __typename ... on ValidationError { message } } }', {
-      as: owner,
-      variables: { t: globalId('Target', targetId) },
-    });
+    const gqlBad = await client.gql(
+      'mutation($t: ID!) { startScan(targetId: $t, options: { ports: "0-70000" }) { __typename ... on ValidationError { message } } }',
+      {
+        as: owner,
+        variables: { t: globalId('Target', targetId) },
+      },
+    );
     expect(gqlBad.data.startScan.__typename).toBe('ValidationError');
     expect(gqlBad.data.startScan.message).toContain('options.ports');
 
@@ -581,7 +620,10 @@ describe('cancel and retry', { timeout: SCAN_TEST_TIMEOUT }, () => {
       expect(after).toMatchObject({ status: 'CANCELLED', progress: { stepsDone: 2, stepsTotal: 5 }, finishedAt: cancelled.body.finishedAt });
       expect(stepOf(after, 'http').status).toBe('CANCELLED');
       expect((await assetsOf(server, workspaceId)).filter((a) => a.kind === 'web')).toEqual([]);
-      const jobs = await rows(server).$queryRawUnsafe<{ step: string }[]>(`SELECT data->>'stepId' AS step FROM pgboss.job WHERE data->>'scanId' = $1`, started.id);
+      const jobs = await rows(server).$queryRawUnsafe<{ step: string }[]>(
+        `SELECT data->>'stepId' AS step FROM pgboss.job WHERE data->>'scanId' = $1`,
+        started.id,
+      );
       expect(jobs).toHaveLength(3); // dns, ports, http: nothing was enqueued after the cancel
       expect(hits).toEqual(['/']); // no checks ran against it
 

@@ -68,20 +68,26 @@ function spawnWorker(databaseUrl: string): Worker {
 }
 
 async function ready(worker: Worker): Promise<void> {
-  await waitFor(() => worker.output().includes('worker ready') || worker.child.exitCode !== null, { timeoutMs: 60_000, intervalMs: 50, what: 'the worker to start' });
+  await waitFor(() => worker.output().includes('worker ready') || worker.child.exitCode !== null, {
+    timeoutMs: 60_000,
+    intervalMs: 50,
+    what: 'the worker to start',
+  });
   if (!worker.output().includes('worker ready')) throw new Error(`worker exited early:\n${worker.output()}`);
 }
 
 const describeWithPostgres = usingPostgres ? describe : describe.skip;
 if (!usingPostgres) {
   // Visible in the run's output, so a skipped suite is never mistaken for a passing one.
-  console.info('test/scans.worker.test.ts skipped: standalone workers need PostgreSQL; set TEST_DATABASE_URL (and Redis on TEST_REDIS_URL or 127.0.0.1:6379) to run it.');
+  console.info(
+    'test/scans.worker.test.ts skipped: standalone workers need PostgreSQL; set TEST_DATABASE_URL (and Redis on TEST_REDIS_URL or 127.0.0.1:6379) to run it.',
+  );
 }
 
 describeWithPostgres('standalone workers (PostgreSQL + Redis; skipped without TEST_DATABASE_URL)', { timeout: 180_000 }, () => {
   let server: TestApp;
   let client: ReturnType<typeof clientFor>;
-  let sockets: WsClient[] = [];
+  const sockets: WsClient[] = [];
   const stall = { enabled: true, stalled: 0, hits: [] as string[] };
   let site: { port: number; close(): Promise<void> };
 

@@ -44,7 +44,9 @@ describe.skipIf(!available)('the migration that hashes session tokens', () => {
       await applyMigrations(pgExecutor(client), { migrationsDir: before });
       const token = randomBytes(24).toString('base64url');
       await client.query(`INSERT INTO "user" (id, name, email, "updatedAt") VALUES ('u1', 'Old Timer', 'old@example.test', now())`);
-      await client.query(`INSERT INTO "session" (id, "expiresAt", token, "updatedAt", "userId") VALUES ('s1', now() + interval '6 days', $1, now(), 'u1')`, [token]);
+      await client.query(`INSERT INTO "session" (id, "expiresAt", token, "updatedAt", "userId") VALUES ('s1', now() + interval '6 days', $1, now(), 'u1')`, [
+        token,
+      ]);
       await client.end();
 
       // The app applies the rest at start.

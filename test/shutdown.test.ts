@@ -80,7 +80,9 @@ describe('app.stop()', () => {
 
     const raw = new WebSocket(`${server.url.replace('http', 'ws')}/graphql`, 'graphql-transport-ws');
     await new Promise((resolve, reject) => raw.once('open', resolve).once('error', reject));
-    const rawClosed = new Promise<{ code: number; reason: string }>((resolve) => raw.once('close', (code, reason) => resolve({ code, reason: reason.toString() })));
+    const rawClosed = new Promise<{ code: number; reason: string }>((resolve) =>
+      raw.once('close', (code, reason) => resolve({ code, reason: reason.toString() })),
+    );
 
     const started = Date.now();
     await server.app.stop();
@@ -185,7 +187,9 @@ describe('draining on shutdown (SHUTDOWN_DRAIN_MS)', () => {
   it('30 POSTs sent just before shutdown all get answers: none is reset or refused', async () => {
     const server = await app({ SHUTDOWN_DRAIN_MS: '1500', SHUTDOWN_TIMEOUT_MS: '10000' });
     const user = await clientFor(server).signUp('Drain');
-    const answers = Array.from({ length: 30 }, (_, i) => postOnNewConnection(server, '/api/v1/api/workspaces', user.token, { name: `Sent before shutdown ${i}` }));
+    const answers = Array.from({ length: 30 }, (_, i) =>
+      postOnNewConnection(server, '/api/v1/api/workspaces', user.token, { name: `Sent before shutdown ${i}` }),
+    );
     // What the SIGTERM handler does, while the requests are still on their way.
     const stopping = server.app.stop();
     expect(await Promise.all(answers)).toEqual(Array.from({ length: 30 }, () => 201));
@@ -257,10 +261,13 @@ describe('/ready', () => {
     expect((await client.api('GET', '/ready')).status).toBe(200);
     await server.app.deps.queue.stop(1000);
     await database.db.close();
-    const unavailable = await waitFor(async () => {
-      const response = await client.api('GET', '/ready');
-      return response.status === 503 ? response : undefined;
-    }, { what: '/ready to report the database', timeoutMs: 15_000, intervalMs: 200 });
+    const unavailable = await waitFor(
+      async () => {
+        const response = await client.api('GET', '/ready');
+        return response.status === 503 ? response : undefined;
+      },
+      { what: '/ready to report the database', timeoutMs: 15_000, intervalMs: 200 },
+    );
     expect(unavailable.body).toEqual({ status: 'unavailable', database: server.db.kind });
   });
 });
@@ -310,7 +317,8 @@ describe('the server process', () => {
     expect(elapsed).toBeLessThan(shutdownTimeout);
 
     const records = lines().map((line) => JSON.parse(line) as { level: number; time: number; msg: string; service: string; [key: string]: unknown });
-    for (const record of records) expect(record).toMatchObject({ level: expect.any(Number), time: expect.any(Number), msg: expect.any(String), service: 'perimeter' });
+    for (const record of records)
+      expect(record).toMatchObject({ level: expect.any(Number), time: expect.any(Number), msg: expect.any(String), service: 'perimeter' });
     const messages = records.map((record) => record.msg);
     expect(messages).toContain('Perimeter is listening');
     expect(records.find((record) => record.msg === 'Perimeter is listening')).toMatchObject({ url: `http://127.0.0.1:${listenPort}`, database: 'pglite' });

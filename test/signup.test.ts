@@ -28,7 +28,9 @@ describe('SIGNUP unset: open for the first account, then by invitation', () => {
     const second = await client.api('POST', '/api/v1/api/auth/sign-up/email', { body: body('Stranger', 'stranger@example.test') });
     expect(second.status).toBe(403);
     expect(second.body).toEqual({ statusCode: 403, error: 'Forbidden', code: 'SIGNUP_CLOSED', message: expect.stringContaining('by invitation') });
-    const viaGraphQL = await client.gql(`mutation { signUp(input: { name: "S", email: "s2@example.test", password: "${password}" }) { __typename ... on Error { code message } } }`);
+    const viaGraphQL = await client.gql(
+      `mutation { signUp(input: { name: "S", email: "s2@example.test", password: "${password}" }) { __typename ... on Error { code message } } }`,
+    );
     expect(viaGraphQL.data?.signUp).toMatchObject({ code: 'SIGNUP_CLOSED' });
     expect(await server.db.prisma.user.count()).toBe(1);
   });
@@ -43,7 +45,10 @@ describe('SIGNUP unset: open for the first account, then by invitation', () => {
     expect(add.status).toBe(404);
     expect(add.body.message).toContain('invite');
 
-    const invited = await client.api('POST', `/api/v1/api/workspaces/${workspace.id}/invitations`, { as: owner, body: { email: 'NewComer@Example.test', role: 'owner' } });
+    const invited = await client.api('POST', `/api/v1/api/workspaces/${workspace.id}/invitations`, {
+      as: owner,
+      body: { email: 'NewComer@Example.test', role: 'owner' },
+    });
     expect(invited.status).toBe(201);
     expect(invited.body).toMatchObject({ workspaceId: workspace.id, email: 'newcomer@example.test', role: 'owner', expiresAt: expect.any(String) });
     expect((await client.api('GET', `/api/v1/api/workspaces/${workspace.id}/invitations`, { as: owner })).body).toHaveLength(1);
@@ -66,7 +71,9 @@ describe('SIGNUP unset: open for the first account, then by invitation', () => {
     await client.addMember(owner, workspace.id, { ...newcomer.body.user, token: newcomer.body.token });
     const asMember = { token: newcomer.body.token as string };
 
-    expect((await client.api('POST', `/api/v1/api/workspaces/${workspace.id}/invitations`, { as: asMember, body: { email: 'x@example.test' } })).status).toBe(403);
+    expect((await client.api('POST', `/api/v1/api/workspaces/${workspace.id}/invitations`, { as: asMember, body: { email: 'x@example.test' } })).status).toBe(
+      403,
+    );
     const existing = await client.api('POST', `/api/v1/api/workspaces/${workspace.id}/invitations`, { as: owner, body: { email: 'newcomer@example.test' } });
     expect(existing.status).toBe(409);
 
@@ -128,7 +135,13 @@ describe('npm run admin:create', () => {
     new Promise<{ code: number | null; out: string; err: string }>((done) => {
       const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/admin-create.ts', ...args], {
         cwd: root,
-        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'silent', AUTH_SECRET: 'test-secret-that-is-long-enough-0123456789', ...env },
+        env: {
+          PATH: process.env.PATH ?? '',
+          HOME: process.env.HOME ?? '',
+          LOG_LEVEL: 'silent',
+          AUTH_SECRET: 'test-secret-that-is-long-enough-0123456789',
+          ...env,
+        },
       });
       let out = '';
       let err = '';

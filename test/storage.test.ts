@@ -24,7 +24,20 @@ afterAll(async () => {
   if (localDir) rmSync(localDir, { recursive: true, force: true });
 });
 
-const HOSTILE_KEYS = ['', '../outside.txt', 'a/../../outside.txt', 'nuclei-templates/../../outside.txt', '/etc/passwd', 'a\0b', 'a//b', './a', 'a/.', 'C:/x', 'a\\..\\b', 'x'.repeat(1025)];
+const HOSTILE_KEYS = [
+  '',
+  '../outside.txt',
+  'a/../../outside.txt',
+  'nuclei-templates/../../outside.txt',
+  '/etc/passwd',
+  'a\0b',
+  'a//b',
+  './a',
+  'a/.',
+  'C:/x',
+  'a\\..\\b',
+  'x'.repeat(1025),
+];
 
 describe.each([
   ['local', () => localStore as BlobStore],
@@ -154,7 +167,9 @@ describe('storage configuration', () => {
     expect(store.kind).toBe('s3');
     expect(store.client.config.forcePathStyle).toBe(true);
     store.destroy();
-    const virtual = createBlobStore(loadEnv({ STORAGE_DRIVER: 's3', S3_BUCKET: 'assets-1', S3_ENDPOINT: 'http://minio:9000', S3_FORCE_PATH_STYLE: 'false' })) as S3BlobStore;
+    const virtual = createBlobStore(
+      loadEnv({ STORAGE_DRIVER: 's3', S3_BUCKET: 'assets-1', S3_ENDPOINT: 'http://minio:9000', S3_FORCE_PATH_STYLE: 'false' }),
+    ) as S3BlobStore;
     expect(virtual.client.config.forcePathStyle).toBe(false);
     virtual.destroy();
     const aws = createBlobStore(loadEnv({ STORAGE_DRIVER: 's3', S3_BUCKET: 'assets-1', S3_REGION: 'eu-west-3' })) as S3BlobStore;

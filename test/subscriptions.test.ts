@@ -29,7 +29,9 @@ afterAll(async () => {
 async function workspaceOf(api: ReturnType<typeof clientFor>, owner: TestUser) {
   const created = await api.createWorkspace(owner);
   const listed = await api.gql('{ workspaces { edges { node { id databaseId } } } }', { as: owner });
-  const node = listed.data!.workspaces.edges.map((edge: { node: { id: string; databaseId: string } }) => edge.node).find((n: { databaseId: string }) => n.databaseId === created.id);
+  const node = listed
+    .data!.workspaces.edges.map((edge: { node: { id: string; databaseId: string } }) => edge.node)
+    .find((n: { databaseId: string }) => n.databaseId === created.id);
   expect(node).toBeDefined();
   return { id: created.id as string, globalId: node.id as string };
 }
@@ -42,7 +44,10 @@ async function writeUntilEvent<T>(operation: Operation<T>, write: () => Promise<
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     await write();
-    const got = await waitFor(() => operation.results.find((result) => result.data) ?? operation.error ?? operation.completed, { timeoutMs: 250, what: 'event' }).catch(() => undefined);
+    const got = await waitFor(() => operation.results.find((result) => result.data) ?? operation.error ?? operation.completed, {
+      timeoutMs: 250,
+      what: 'event',
+    }).catch(() => undefined);
     if (got) break;
   }
   expect(operation.error).toBeUndefined();

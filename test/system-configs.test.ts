@@ -162,16 +162,21 @@ describe('PUT /api/system-configs', () => {
     await put({ logoPath: null });
   });
 
-  it.each([['[]'], ['[{"name":"Array"}]'], ['"Name"'], ['42'], ['null'], ['true']])('refuses the body %s: only the declared object is accepted', async (rawBody) => {
-    const before = await config();
-    const response = await client.api('PUT', CONFIG, { as: admin, rawBody, headers: { 'content-type': 'application/json' } });
-    expect(response.status).toBe(400);
-    expect(response.body).toMatchObject({ statusCode: 400, code: 'BAD_REQUEST', message: expect.stringMatching(/must be a JSON object/) });
-    expect(await config()).toEqual(before);
-  });
+  it.each([['[]'], ['[{"name":"Array"}]'], ['"Name"'], ['42'], ['null'], ['true']])(
+    'refuses the body %s: only the declared object is accepted',
+    async (rawBody) => {
+      const before = await config();
+      const response = await client.api('PUT', CONFIG, { as: admin, rawBody, headers: { 'content-type': 'application/json' } });
+      expect(response.status).toBe(400);
+      expect(response.body).toMatchObject({ statusCode: 400, code: 'BAD_REQUEST', message: expect.stringMatching(/must be a JSON object/) });
+      expect(await config()).toEqual(before);
+    },
+  );
 
   it('refuses a body that is not JSON', async () => {
-    expect((await client.api('PUT', CONFIG, { as: admin, rawBody: 'name=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } })).status).toBe(415);
+    expect((await client.api('PUT', CONFIG, { as: admin, rawBody: 'name=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } })).status).toBe(
+      415,
+    );
     expect((await client.api('PUT', CONFIG, { as: admin, rawBody: '{"name":', headers: { 'content-type': 'application/json' } })).status).toBe(400);
   });
 });
@@ -340,7 +345,10 @@ describe('GraphQL', () => {
     expect(anonymous.data?.updateSystemConfig).toMatchObject({ __typename: 'UnauthenticatedError' });
 
     const named = await client.gql(UPDATE, { as: admin, variables: { name: 'Via GraphQL', logoPath: '/g.png' } });
-    expect(named.data?.updateSystemConfig).toEqual({ __typename: 'MutationUpdateSystemConfigSuccess', data: { name: 'Via GraphQL', logoPath: '/g.png', logoUrl: '/g.png' } });
+    expect(named.data?.updateSystemConfig).toEqual({
+      __typename: 'MutationUpdateSystemConfigSuccess',
+      data: { name: 'Via GraphQL', logoPath: '/g.png', logoUrl: '/g.png' },
+    });
 
     const renamed = await client.gql(UPDATE, { as: admin, variables: { name: 'Renamed' } });
     expect(renamed.data?.updateSystemConfig.data).toEqual({ name: 'Renamed', logoPath: '/g.png', logoUrl: '/g.png' });
@@ -355,7 +363,10 @@ describe('GraphQL', () => {
 
   it('uploadSystemLogo stores the logo like the REST route, with the same refusals', async () => {
     const uploaded = await client.gql(UPLOAD, { as: admin, variables: { contentType: 'image/png', dataBase64: b64(PNG) } });
-    expect(uploaded.data?.uploadSystemLogo).toMatchObject({ __typename: 'MutationUploadSystemLogoSuccess', data: { logoPath: expect.stringMatching(/^logos\/.+\.png$/) } });
+    expect(uploaded.data?.uploadSystemLogo).toMatchObject({
+      __typename: 'MutationUploadSystemLogoSuccess',
+      data: { logoPath: expect.stringMatching(/^logos\/.+\.png$/) },
+    });
     const served = await fetch(`${server.url}${uploaded.data?.uploadSystemLogo.data.logoUrl}`);
     expect(Buffer.from(await served.arrayBuffer()).equals(PNG)).toBe(true);
 

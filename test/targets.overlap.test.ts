@@ -81,7 +81,10 @@ describe('overlapping targets', { timeout: SCAN_TEST_TIMEOUT }, () => {
       const counts = await client.gql(TARGET_COUNTS, { as: owner, variables: { id: globalId('Target', target.id) } });
       expect(counts.errors).toBeUndefined();
       expect(counts.data.target).toEqual({ assetCount: assets, findingCount: open });
-      const views = await client.gql(WORKSPACE_VIEWS, { as: owner, variables: { id: globalId('Workspace', workspaceId), target: globalId('Target', target.id) } });
+      const views = await client.gql(WORKSPACE_VIEWS, {
+        as: owner,
+        variables: { id: globalId('Workspace', workspaceId), target: globalId('Target', target.id) },
+      });
       expect(views.errors).toBeUndefined();
       expect(views.data.node).toEqual({ findings: { totalCount: open }, assets: { totalCount: assets } });
     }
@@ -92,7 +95,13 @@ describe('overlapping targets', { timeout: SCAN_TEST_TIMEOUT }, () => {
     const nuclei = tools.body.data.find((tool: { name: string }) => tool.name === 'nuclei-templates').id;
     const { body } = await client.api('POST', `/api/v1/api/tools/${nuclei}/api-key/rotate`, { as: owner, workspaceId });
     const line = (templateId: string, matchedAt: string) =>
-      JSON.stringify({ 'template-id': templateId, info: { name: templateId, severity: 'high' }, type: 'http', host: `http://127.0.0.1:${web.port}`, 'matched-at': matchedAt });
+      JSON.stringify({
+        'template-id': templateId,
+        info: { name: templateId, severity: 'high' },
+        type: 'http',
+        host: `http://127.0.0.1:${web.port}`,
+        'matched-at': matchedAt,
+      });
     const pushed = await client.api('POST', '/api/v1/api/tools/results', {
       headers: { 'x-tool-api-key': body.apiKey },
       body: {
@@ -104,12 +113,16 @@ describe('overlapping targets', { timeout: SCAN_TEST_TIMEOUT }, () => {
     expect(pushed.body.findings.opened).toBe(2);
 
     const checksOf = async (targetId: string) =>
-      (await get(`/api/v1/api/vulnerabilities?targetIds=${targetId}&q=pushed-&limit=100`)).body.data.map((finding: { checkId: string }) => finding.checkId).sort();
+      (await get(`/api/v1/api/vulnerabilities?targetIds=${targetId}&q=pushed-&limit=100`)).body.data
+        .map((finding: { checkId: string }) => finding.checkId)
+        .sort();
     expect(await checksOf(site.id)).toEqual(['pushed-beside-path', 'pushed-under-path']);
     // /xy is not under /x: the path target does not cover it.
     expect(await checksOf(path.id)).toEqual(['pushed-under-path']);
 
-    const findingIds = (await server.db.prisma.finding.findMany({ where: { workspaceId, checkId: { startsWith: 'pushed-' } }, select: { id: true } })).map((row) => row.id);
+    const findingIds = (await server.db.prisma.finding.findMany({ where: { workspaceId, checkId: { startsWith: 'pushed-' } }, select: { id: true } })).map(
+      (row) => row.id,
+    );
     const links = await server.db.prisma.findingTarget.findMany({ where: { findingId: { in: findingIds } } });
     expect(links).toHaveLength(3);
   });

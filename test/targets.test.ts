@@ -179,7 +179,16 @@ describe('POST /api/targets/bulk', () => {
     const response = await client.api('POST', `${BASE}/bulk`, {
       as: owner,
       workspaceId,
-      body: { targets: [{ value: 'new.example.com' }, { value: 'OLD.example.com' }, { value: 'ftp://x.example.com' }, { value: 'NEW.example.com.' }, { value: '10.0.0.0/24' }, { value: '' }] },
+      body: {
+        targets: [
+          { value: 'new.example.com' },
+          { value: 'OLD.example.com' },
+          { value: 'ftp://x.example.com' },
+          { value: 'NEW.example.com.' },
+          { value: '10.0.0.0/24' },
+          { value: '' },
+        ],
+      },
     });
     expect(response.status).toBe(200);
     const { results, summary } = response.body;
@@ -232,7 +241,15 @@ describe('GET /api/targets', () => {
   beforeAll(async () => {
     ({ owner, workspaceId } = await ownerWithWorkspace('Lister'));
     all = [];
-    for (const value of ['alpha.example.com', 'beta.example.com', 'gamma.example.org', '10.0.0.1', '10.0.1.0/24', 'https://app.example.com', 'promo100.example.com']) {
+    for (const value of [
+      'alpha.example.com',
+      'beta.example.com',
+      'gamma.example.org',
+      '10.0.0.1',
+      '10.0.1.0/24',
+      'https://app.example.com',
+      'promo100.example.com',
+    ]) {
       all.push(await addOk(owner, workspaceId, value));
     }
     // Two targets have been scanned.
@@ -267,7 +284,10 @@ describe('GET /api/targets', () => {
 
   it('sorts by value and by lastScannedAt (never-scanned last, either way)', async () => {
     const byValue = await list(owner, workspaceId, { sortBy: 'value', sortOrder: 'DESC', limit: 100 });
-    const values = all.map((t) => t.value).sort().reverse();
+    const values = all
+      .map((t) => t.value)
+      .sort()
+      .reverse();
     expect(byValue.body.data.map((t: Target) => t.value)).toEqual(values);
 
     const desc = await list(owner, workspaceId, { sortBy: 'lastScannedAt', sortOrder: 'DESC' });
@@ -300,8 +320,23 @@ describe('GET and DELETE /api/targets/{id}', () => {
     const target = await addOk(owner, workspaceId, 'counted.example.com');
     // As a scan of the target records them: each row is linked to the target it was seen through.
     const link = { targetLinks: { create: { targetId: target.id } } };
-    const asset = await server.db.prisma.asset.create({ data: { workspaceId, targetId: target.id, kind: 'host', key: 'host:counted.example.com', value: 'counted.example.com', data: {}, ...link } });
-    const finding = { workspaceId, targetId: target.id, assetId: asset.id, checkId: 'x', source: 'test', name: 'X', severity: 'low' as const, description: '', remediation: '', matcher: '', evidence: {}, ...link };
+    const asset = await server.db.prisma.asset.create({
+      data: { workspaceId, targetId: target.id, kind: 'host', key: 'host:counted.example.com', value: 'counted.example.com', data: {}, ...link },
+    });
+    const finding = {
+      workspaceId,
+      targetId: target.id,
+      assetId: asset.id,
+      checkId: 'x',
+      source: 'test',
+      name: 'X',
+      severity: 'low' as const,
+      description: '',
+      remediation: '',
+      matcher: '',
+      evidence: {},
+      ...link,
+    };
     for (const extra of [{ fingerprint: 'f1' }, { fingerprint: 'f2' }, { fingerprint: 'f3', status: 'fixed' as const }]) {
       await server.db.prisma.finding.create({ data: { ...finding, ...extra } });
     }
@@ -353,7 +388,9 @@ describe('workspace isolation and roles', () => {
     expect(viaHeader.status).toBe(404);
     expect(viaHeader.body).toEqual(noSuchWorkspace.body);
     expect((await add(alice.owner, bob.workspaceId, 'sneaky.example.com')).status).toBe(404);
-    expect((await client.api('POST', `${BASE}/bulk`, { as: alice.owner, workspaceId: bob.workspaceId, body: { targets: [{ value: 'x.com' }] } })).status).toBe(404);
+    expect((await client.api('POST', `${BASE}/bulk`, { as: alice.owner, workspaceId: bob.workspaceId, body: { targets: [{ value: 'x.com' }] } })).status).toBe(
+      404,
+    );
     expect((await list(bob.owner, bob.workspaceId)).body.total).toBe(1);
   });
 
@@ -456,7 +493,10 @@ describe('GraphQL', () => {
     const searched = await client.gql(CONNECTION, { as: owner, variables: { id: wsId, search: 'GRAPHQL' } });
     expect(searched.data?.node.targets.totalCount).toBe(1);
 
-    const one = await client.gql('query($id: ID!) { target(id: $id) { value } node(id: $id) { ... on Target { databaseId } } }', { as: owner, variables: { id: target.id } });
+    const one = await client.gql('query($id: ID!) { target(id: $id) { value } node(id: $id) { ... on Target { databaseId } } }', {
+      as: owner,
+      variables: { id: target.id },
+    });
     expect(one.data).toEqual({ target: { value: 'graphql.example.com' }, node: { databaseId: target.databaseId } });
 
     const DELETE = `mutation($id: ID!) { deleteTarget(id: $id) { __typename ... on MutationDeleteTargetSuccess { data } ... on Error { code } } }`;
@@ -474,7 +514,10 @@ describe('GraphQL', () => {
 
     const lookup = await client.gql('query($id: ID!) { target(id: $id) { value } node(id: $id) { id } }', { as: alice.owner, variables: { id } });
     expect(lookup.data).toEqual({ target: null, node: null });
-    const deleted = await client.gql(`mutation($id: ID!) { deleteTarget(id: $id) { __typename ... on Error { message } } }`, { as: alice.owner, variables: { id } });
+    const deleted = await client.gql(`mutation($id: ID!) { deleteTarget(id: $id) { __typename ... on Error { message } } }`, {
+      as: alice.owner,
+      variables: { id },
+    });
     expect(deleted.data?.deleteTarget).toEqual({ __typename: 'NotFoundError', message: 'Target not found' });
     const added = await client.gql(ADD, { as: alice.owner, variables: { workspaceId: encodeGlobalID('Workspace', bob.workspaceId), value: 'x.example.com' } });
     expect(added.data?.addTarget).toMatchObject({ __typename: 'NotFoundError', message: 'Workspace not found' });

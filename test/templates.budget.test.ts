@@ -68,7 +68,11 @@ afterAll(async () => {
 async function uploadTemplate(user: TestUser, workspaceId: string, fileName: string, content: string) {
   const created = await client.api('POST', '/api/v1/api/templates', { as: user, workspaceId, body: { fileName } });
   expect(created.status).toBe(201);
-  const uploaded = await client.api('POST', '/api/v1/api/templates/upload', { as: user, workspaceId, body: { templateId: created.body.id, fileContent: content } });
+  const uploaded = await client.api('POST', '/api/v1/api/templates/upload', {
+    as: user,
+    workspaceId,
+    body: { templateId: created.body.id, fileContent: content },
+  });
   expect(uploaded.status, JSON.stringify(uploaded.body)).toBe(200);
   expect(uploaded.body.warnings).toEqual([]);
 }
@@ -111,7 +115,11 @@ describe('template work and the API', { timeout: 120_000 }, () => {
     // Only the over-budget template is cut off: the catastrophic regex simply does not match (RE2 answers in linear
     // time), and the built-in pack's templates that shared a worker with the stuck one ran again on a fresh one.
     expect(output.errors).toEqual([
-      { code: 'TEMPLATE_BUDGET_EXCEEDED', target: `over-budget-extractor web:http://127.0.0.1:${site.port}`, message: expect.stringContaining(`time budget of ${BUDGET_MS} ms`) },
+      {
+        code: 'TEMPLATE_BUDGET_EXCEEDED',
+        target: `over-budget-extractor web:http://127.0.0.1:${site.port}`,
+        message: expect.stringContaining(`time budget of ${BUDGET_MS} ms`),
+      },
     ]);
     const findings = await server.db.prisma.finding.findMany({ where: { workspaceId, checkId: { in: ['catastrophic-regex', 'over-budget-extractor'] } } });
     expect(findings).toEqual([]);
@@ -127,6 +135,8 @@ describe('template work and the API', { timeout: 120_000 }, () => {
       body: { templateId: created.body.id, fileContent: CATASTROPHIC.replace("'^(a+)+$'", "'(a+)\\1!'") },
     });
     expect(uploaded.status, JSON.stringify(uploaded.body)).toBe(200);
-    expect(uploaded.body.warnings).toEqual([expect.objectContaining({ path: 'http[0].matchers[0].regex[0]', message: expect.stringContaining('back-references are not valid RE2 syntax') })]);
+    expect(uploaded.body.warnings).toEqual([
+      expect.objectContaining({ path: 'http[0].matchers[0].regex[0]', message: expect.stringContaining('back-references are not valid RE2 syntax') }),
+    ]);
   });
 });

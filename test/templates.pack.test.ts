@@ -25,8 +25,10 @@ const send =
   (status: number, body: string | Buffer, headers: Record<string, string | string[]> = {}): Handler =>
   (_req, res) =>
     res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', ...headers }).end(body);
-const html = (body: string, status = 200, headers: Record<string, string | string[]> = {}) => send(status, body, { 'content-type': 'text/html; charset=utf-8', ...headers });
-const json = (value: unknown, status = 200, headers: Record<string, string> = {}) => send(status, JSON.stringify(value), { 'content-type': 'application/json', ...headers });
+const html = (body: string, status = 200, headers: Record<string, string | string[]> = {}) =>
+  send(status, body, { 'content-type': 'text/html; charset=utf-8', ...headers });
+const json = (value: unknown, status = 200, headers: Record<string, string> = {}) =>
+  send(status, JSON.stringify(value), { 'content-type': 'application/json', ...headers });
 
 /** A well-kept site: a home page, a security.txt, 404 for everything else. Positives add one route to it. */
 const CLEAN: Routes = {
@@ -76,7 +78,8 @@ const ES_ROOT = {
 };
 const NGINX_DEFAULT = '<!DOCTYPE html><html><head><title>Welcome to nginx!</title></head><body><h1>Welcome to nginx!</h1></body></html>';
 const APACHE_DEFAULT = '<html><body><h1>It works!</h1></body></html>\n';
-const IIS_DEFAULT = '<!DOCTYPE html><html><head><title>IIS Windows Server</title></head><body><div id="container"><a href="http://go.microsoft.com/fwlink/?linkid=66138"><img src="iisstart.png" alt="IIS" /></a></div></body></html>';
+const IIS_DEFAULT =
+  '<!DOCTYPE html><html><head><title>IIS Windows Server</title></head><body><div id="container"><a href="http://go.microsoft.com/fwlink/?linkid=66138"><img src="iisstart.png" alt="IIS" /></a></div></body></html>';
 
 /** Redirects to the `param` value of the query, if present, from `path`. */
 function redirectFrom(param: string, status = 302): Handler {
@@ -98,7 +101,10 @@ const CASES: Case[] = [
   {
     name: 'exposed .git/config',
     routes: {
-      '/.git/config': send(200, '[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n[remote "origin"]\n\turl = https://git.acme.example/shop.git\n'),
+      '/.git/config': send(
+        200,
+        '[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n[remote "origin"]\n\turl = https://git.acme.example/shop.git\n',
+      ),
     },
     expect: { 'exposed-git-config': [{ matcher: '/.git/config', extracted: ['https://git.acme.example/shop.git'] }] },
   },
@@ -131,7 +137,11 @@ const CASES: Case[] = [
     routes: { '/info.php': html(PHPINFO('8.2.12')) },
     expect: { 'phpinfo-exposed': [{ matcher: '/info.php', extracted: ['8.2.12'] }] },
   },
-  { name: 'blog post about phpinfo()', routes: { '/phpinfo.php': html('<html><head><title>Using phpinfo() safely</title></head><body>PHP Version checks</body></html>') }, expect: {} },
+  {
+    name: 'blog post about phpinfo()',
+    routes: { '/phpinfo.php': html('<html><head><title>Using phpinfo() safely</title></head><body>PHP Version checks</body></html>') },
+    expect: {},
+  },
   {
     name: 'Apache server-status',
     routes: { '/server-status': html(SERVER_STATUS) },
@@ -139,14 +149,28 @@ const CASES: Case[] = [
   },
   {
     name: 'Apache server-status forbidden',
-    routes: { '/server-status': html('<html><head><title>403 Forbidden</title></head><body>You don\'t have permission to access /server-status. Apache Server Status for</body></html>', 403) },
+    routes: {
+      '/server-status': html(
+        "<html><head><title>403 Forbidden</title></head><body>You don't have permission to access /server-status. Apache Server Status for</body></html>",
+        403,
+      ),
+    },
     expect: {},
   },
   { name: 'nginx stub_status', routes: { '/nginx_status': send(200, NGINX_STATUS) }, expect: { 'nginx-status-page': [{ matcher: '/nginx_status' }] } },
-  { name: 'docs page about stub_status', routes: { '/nginx_status': html('<p>Active connections: 2 means two clients; server accepts handled requests</p>') }, expect: {} },
+  {
+    name: 'docs page about stub_status',
+    routes: { '/nginx_status': html('<p>Active connections: 2 means two clients; server accepts handled requests</p>') },
+    expect: {},
+  },
   {
     name: 'Spring Boot actuator env',
-    routes: { '/actuator/env': json({ activeProfiles: ['prod'], propertySources: [{ name: 'systemEnvironment', properties: { DB_URL: { value: 'jdbc:postgresql://db/app' } } }] }) },
+    routes: {
+      '/actuator/env': json({
+        activeProfiles: ['prod'],
+        propertySources: [{ name: 'systemEnvironment', properties: { DB_URL: { value: 'jdbc:postgresql://db/app' } } }],
+      }),
+    },
     expect: { 'spring-actuator-env': [{ matcher: '/actuator/env' }] },
   },
   { name: 'actuator env behind authentication', routes: { '/actuator/env': json({ error: 'Unauthorized', path: '/actuator/env' }, 401) }, expect: {} },
@@ -165,19 +189,39 @@ const CASES: Case[] = [
   },
   {
     name: 'Docker registry with authentication',
-    routes: { '/v2/_catalog': json({ errors: [{ code: 'UNAUTHORIZED', message: 'authentication required' }] }, 401, { 'docker-distribution-api-version': 'registry/2.0' }) },
+    routes: {
+      '/v2/_catalog': json({ errors: [{ code: 'UNAUTHORIZED', message: 'authentication required' }] }, 401, {
+        'docker-distribution-api-version': 'registry/2.0',
+      }),
+    },
     expect: {},
   },
   {
     name: 'Kubernetes API anonymous namespace list',
     routes: {
-      '/api/v1/namespaces': json({ kind: 'NamespaceList', apiVersion: 'v1', metadata: { resourceVersion: '1' }, items: [{ metadata: { name: 'default' } }, { metadata: { name: 'kube-system' } }] }),
+      '/api/v1/namespaces': json({
+        kind: 'NamespaceList',
+        apiVersion: 'v1',
+        metadata: { resourceVersion: '1' },
+        items: [{ metadata: { name: 'default' } }, { metadata: { name: 'kube-system' } }],
+      }),
     },
     expect: { 'kubernetes-api-anonymous': [{ matcher: '/api/v1/namespaces', extracted: ['default', 'kube-system'] }] },
   },
   {
     name: 'Kubernetes API refusing anonymous',
-    routes: { '/api/v1/namespaces': json({ kind: 'Status', apiVersion: 'v1', status: 'Failure', message: 'namespaces is forbidden: User "system:anonymous" cannot list resource "namespaces"', code: 403 }, 403) },
+    routes: {
+      '/api/v1/namespaces': json(
+        {
+          kind: 'Status',
+          apiVersion: 'v1',
+          status: 'Failure',
+          message: 'namespaces is forbidden: User "system:anonymous" cannot list resource "namespaces"',
+          code: 403,
+        },
+        403,
+      ),
+    },
     expect: {},
   },
   {
@@ -197,12 +241,18 @@ const CASES: Case[] = [
   },
   { name: 'openapi.json that is the SPA', routes: { '/openapi.json': html('<html><body>"openapi": "3.0" "paths"</body></html>', 404) }, expect: {} },
   { name: 'Swagger UI', routes: { '/swagger-ui/index.html': html(SWAGGER_UI) }, expect: { 'swagger-ui-exposed': [{ matcher: '/swagger-ui/index.html' }] } },
-  { name: 'Swagger UI behind a login', routes: { '/swagger-ui.html': html('<html><body>Please sign in to see SwaggerUIBundle</body></html>', 401) }, expect: {} },
+  {
+    name: 'Swagger UI behind a login',
+    routes: { '/swagger-ui.html': html('<html><body>Please sign in to see SwaggerUIBundle</body></html>', 401) },
+    expect: {},
+  },
   {
     name: 'GraphQL introspection enabled',
     routes: {
       '/graphql': (req, res, body) =>
-        req.method === 'POST' && body.includes('__schema') ? json({ data: { __schema: { queryType: { name: 'Query' } } } })(req, res, body) : json({ errors: [{ message: 'bad request' }] }, 400)(req, res, body),
+        req.method === 'POST' && body.includes('__schema')
+          ? json({ data: { __schema: { queryType: { name: 'Query' } } } })(req, res, body)
+          : json({ errors: [{ message: 'bad request' }] }, 400)(req, res, body),
     },
     expect: { 'graphql-introspection-enabled': [{ matcher: '/graphql', extracted: ['Query'] }] },
   },
@@ -214,7 +264,11 @@ const CASES: Case[] = [
   { name: 'nginx default page', routes: { '/': html(NGINX_DEFAULT) }, expect: { 'web-server-default-page': [{ matcher: 'nginx' }] } },
   { name: 'Apache default page', routes: { '/': html(APACHE_DEFAULT) }, expect: { 'web-server-default-page': [{ matcher: 'apache' }] } },
   { name: 'IIS default page', routes: { '/': html(IIS_DEFAULT) }, expect: { 'web-server-default-page': [{ matcher: 'iis' }] } },
-  { name: 'a page that talks about nginx', routes: { '/': html('<html><head><title>We moved from Apache to nginx</title></head><body>It works! Welcome to nginx.</body></html>') }, expect: {} },
+  {
+    name: 'a page that talks about nginx',
+    routes: { '/': html('<html><head><title>We moved from Apache to nginx</title></head><body>It works! Welcome to nginx.</body></html>') },
+    expect: {},
+  },
   { name: 'open redirect', routes: { '/': redirectFrom('url') }, expect: { 'open-redirect': [{ matcher: 'open-redirect' }] } },
   { name: 'open redirect on /login', routes: { '/login': redirectFrom('next', 303) }, expect: { 'open-redirect': [{ matcher: '/login' }] } },
   {
@@ -225,13 +279,16 @@ const CASES: Case[] = [
         if (next) res.writeHead(302, { location: `/login?next=${encodeURIComponent(next)}` }).end();
         else html(HOME)(req, res, '');
       },
-      '/login': (req, res) => res.writeHead(302, { location: `https://accounts.acme.example/?continue=https://evil.example/` }).end(),
+      '/login': (_req, res) => res.writeHead(302, { location: `https://accounts.acme.example/?continue=https://evil.example/` }).end(),
     },
     expect: {},
   },
   {
     name: 'CORS reflecting any origin with credentials',
-    routes: { '/': (req, res) => html(HOME, 200, { 'access-control-allow-origin': String(req.headers.origin ?? ''), 'access-control-allow-credentials': 'true' })(req, res, '') },
+    routes: {
+      '/': (req, res) =>
+        html(HOME, 200, { 'access-control-allow-origin': String(req.headers.origin ?? ''), 'access-control-allow-credentials': 'true' })(req, res, ''),
+    },
     expect: { 'cors-misconfiguration': [{ matcher: 'origin-reflected' }] },
   },
   {
@@ -260,9 +317,19 @@ const CASES: Case[] = [
     name: 'cookie without either flag over HTTPS',
     tls: true,
     routes: { '/': html(HOME, 200, { 'set-cookie': 'sid=abc123' }) },
-    expect: { 'cookie-missing-security-flags': [{ matcher: 'missing-httponly', extracted: ['sid'] }, { matcher: 'missing-secure', extracted: ['sid'] }] },
+    expect: {
+      'cookie-missing-security-flags': [
+        { matcher: 'missing-httponly', extracted: ['sid'] },
+        { matcher: 'missing-secure', extracted: ['sid'] },
+      ],
+    },
   },
-  { name: 'cookie with both flags over HTTPS', tls: true, routes: { '/': html(HOME, 200, { 'set-cookie': 'sid=abc123; Path=/; Secure; HttpOnly; SameSite=Lax' }) }, expect: {} },
+  {
+    name: 'cookie with both flags over HTTPS',
+    tls: true,
+    routes: { '/': html(HOME, 200, { 'set-cookie': 'sid=abc123; Path=/; Secure; HttpOnly; SameSite=Lax' }) },
+    expect: {},
+  },
   {
     name: 'robots.txt with disallowed paths',
     routes: { '/robots.txt': send(200, 'User-agent: *\nDisallow: /admin/\nDisallow: /backup/\nAllow: /\n') },
@@ -270,7 +337,11 @@ const CASES: Case[] = [
   },
   { name: 'robots.txt that allows everything', routes: { '/robots.txt': send(200, 'User-agent: *\nDisallow:\n') }, expect: {} },
   { name: 'no security.txt', routes: { '/.well-known/security.txt': send(404, 'not found') }, expect: { 'security-txt-missing': [{ matcher: 'missing' }] } },
-  { name: 'security.txt without a Contact field', routes: { '/.well-known/security.txt': send(200, 'Expires: 2030-01-01T00:00:00.000Z\n') }, expect: { 'security-txt-missing': [{ matcher: 'missing' }] } },
+  {
+    name: 'security.txt without a Contact field',
+    routes: { '/.well-known/security.txt': send(200, 'Expires: 2030-01-01T00:00:00.000Z\n') },
+    expect: { 'security-txt-missing': [{ matcher: 'missing' }] },
+  },
   {
     name: 'security.txt reached through a redirect',
     routes: { '/.well-known/security.txt': (_req, res) => res.writeHead(301, { location: '/security.txt' }).end(), '/security.txt': send(200, SECURITY_TXT) },
@@ -282,8 +353,16 @@ const CASES: Case[] = [
     expect: { 'wordpress-login-panel': [{ matcher: '/wp-login.php', extracted: ['6.4.2'] }] },
   },
   { name: 'another login page', routes: { '/wp-login.php': html('<html><body><form><input name="user_login"></form></body></html>') }, expect: {} },
-  { name: 'WordPress readme.html', routes: { '/readme.html': html(WP_README) }, expect: { 'wordpress-readme-version': [{ matcher: '/readme.html', extracted: ['4.9.8'] }] } },
-  { name: 'a readme.html of something else', routes: { '/readme.html': html('<html><head><title>ReadMe</title></head><body>Version 1.0</body></html>') }, expect: {} },
+  {
+    name: 'WordPress readme.html',
+    routes: { '/readme.html': html(WP_README) },
+    expect: { 'wordpress-readme-version': [{ matcher: '/readme.html', extracted: ['4.9.8'] }] },
+  },
+  {
+    name: 'a readme.html of something else',
+    routes: { '/readme.html': html('<html><head><title>ReadMe</title></head><body>Version 1.0</body></html>') },
+    expect: {},
+  },
   {
     name: 'Jenkins open to anonymous users',
     routes: { '/api/json': json({ _class: 'hudson.model.Hudson', mode: 'NORMAL', jobs: [{ name: 'deploy' }] }, 200, { 'x-jenkins': '2.426.1' }) },
@@ -295,7 +374,11 @@ const CASES: Case[] = [
     expect: {},
   },
   { name: 'phpMyAdmin login', routes: { '/phpmyadmin/': html(PMA) }, expect: { 'phpmyadmin-panel': [{ matcher: '/phpmyadmin/' }] } },
-  { name: 'a phpMyAdmin tutorial', routes: { '/phpmyadmin/': html('<html><head><title>Installing phpMyAdmin</title></head><body>Step 1</body></html>') }, expect: {} },
+  {
+    name: 'a phpMyAdmin tutorial',
+    routes: { '/phpmyadmin/': html('<html><head><title>Installing phpMyAdmin</title></head><body>Step 1</body></html>') },
+    expect: {},
+  },
   {
     name: 'exposed .htpasswd',
     routes: { '/.htpasswd': send(200, 'admin:$apr1$Qx1l3b4c$3rZk1Yw2h1bY0nQv8e7c9/\ndeploy:$2y$05$abcdefghijklmnopqrstuu\n') },
@@ -304,27 +387,46 @@ const CASES: Case[] = [
   { name: '.htpasswd forbidden', routes: { '/.htpasswd': html('<html><body>Forbidden admin:$apr1$x</body></html>', 403) }, expect: {} },
   {
     name: 'crossdomain.xml for every domain',
-    routes: { '/crossdomain.xml': send(200, '<?xml version="1.0"?>\n<cross-domain-policy>\n  <allow-access-from domain="*" />\n</cross-domain-policy>\n', { 'content-type': 'text/xml' }) },
+    routes: {
+      '/crossdomain.xml': send(200, '<?xml version="1.0"?>\n<cross-domain-policy>\n  <allow-access-from domain="*" />\n</cross-domain-policy>\n', {
+        'content-type': 'text/xml',
+      }),
+    },
     expect: { 'crossdomain-xml-wildcard': [{ matcher: '/crossdomain.xml' }] },
   },
   {
     name: 'crossdomain.xml for its own domains',
-    routes: { '/crossdomain.xml': send(200, '<cross-domain-policy><allow-access-from domain="*.acme.example" /></cross-domain-policy>', { 'content-type': 'text/xml' }) },
+    routes: {
+      '/crossdomain.xml': send(200, '<cross-domain-policy><allow-access-from domain="*.acme.example" /></cross-domain-policy>', { 'content-type': 'text/xml' }),
+    },
     expect: {},
   },
 ];
 
 /** Sites that answer everything: status and generic words prove nothing there. */
 const CATCH_ALLS: Case[] = [
-  { name: 'single-page app: 200 and the same page for every path', bare: true, routes: { '*': html('<!doctype html><html><head><title>App</title></head><body><div id="root"></div><script src="/main.js"></script></body></html>') }, expect: {} },
+  {
+    name: 'single-page app: 200 and the same page for every path',
+    bare: true,
+    routes: { '*': html('<!doctype html><html><head><title>App</title></head><body><div id="root"></div><script src="/main.js"></script></body></html>') },
+    expect: {},
+  },
   {
     name: 'echo: 200 and the path and query in the page',
     bare: true,
-    routes: { '*': (req, res) => html(`<html><body><h1>Page not found</h1><p>${req.method} ${req.url} (Origin ${req.headers.origin ?? '-'})</p></body></html>`)(req, res, '') },
+    routes: {
+      '*': (req, res) =>
+        html(`<html><body><h1>Page not found</h1><p>${req.method} ${req.url} (Origin ${req.headers.origin ?? '-'})</p></body></html>`)(req, res, ''),
+    },
     expect: {},
   },
   { name: 'plain text OK for every path', bare: true, routes: { '*': send(200, 'OK\n') }, expect: {} },
-  { name: 'JSON for every path', bare: true, routes: { '*': (req, res) => json({ status: 'ok', path: req.url, repositories: 'none' })(req, res, '') }, expect: {} },
+  {
+    name: 'JSON for every path',
+    bare: true,
+    routes: { '*': (req, res) => json({ status: 'ok', path: req.url, repositories: 'none' })(req, res, '') },
+    expect: {},
+  },
   {
     name: 'redirect to a login page for every path',
     bare: true,
@@ -334,7 +436,13 @@ const CATCH_ALLS: Case[] = [
     },
     expect: {},
   },
-  { name: 'HTTPS single-page app', bare: true, tls: true, routes: { '*': html('<!doctype html><html><body><div id="app"></div></body></html>', 200, { 'strict-transport-security': 'max-age=31536000' }) }, expect: {} },
+  {
+    name: 'HTTPS single-page app',
+    bare: true,
+    tls: true,
+    routes: { '*': html('<!doctype html><html><body><div id="app"></div></body></html>', 200, { 'strict-transport-security': 'max-age=31536000' }) },
+    expect: {},
+  },
 ];
 // None of them publishes a security.txt: that finding, and only that one, is right for each.
 for (const site of CATCH_ALLS) site.expect = { 'security-txt-missing': [{ matcher: 'missing' }] };
@@ -381,8 +489,22 @@ function webOf(tls: boolean): WebObservation {
   const scheme = tls ? 'https' : 'http';
   const url = `${scheme}://127.0.0.1:${port}/`;
   return {
-    kind: 'web', host: '127.0.0.1', address: '127.0.0.1', port, scheme, url, finalUrl: url, status: 200, headers: {}, bodyExcerpt: '',
-    bodyBytesRead: 0, bodyTruncated: false, bodySha256: '', redirectChain: [], technologies: [], responseTimeMs: 1,
+    kind: 'web',
+    host: '127.0.0.1',
+    address: '127.0.0.1',
+    port,
+    scheme,
+    url,
+    finalUrl: url,
+    status: 200,
+    headers: {},
+    bodyExcerpt: '',
+    bodyBytesRead: 0,
+    bodyTruncated: false,
+    bodySha256: '',
+    redirectChain: [],
+    technologies: [],
+    responseTimeMs: 1,
   };
 }
 
@@ -522,12 +644,16 @@ describe('template findings', () => {
 
   it('are bounded per template and endpoint; a truncated pair is an error (so nothing of it gets fixed)', async () => {
     const paths = Array.from({ length: 25 }, (_, i) => `      - "{{BaseURL}}/many/${i}"`).join('\n');
-    const { template } = parseTemplate(`id: many-results\ninfo:\n  name: Many\n  severity: info\nhttp:\n  - method: GET\n    path:\n${paths}\n    matchers:\n      - type: status\n        status: [404]\n`);
+    const { template } = parseTemplate(
+      `id: many-results\ninfo:\n  name: Many\n  severity: info\nhttp:\n  - method: GET\n    path:\n${paths}\n    matchers:\n      - type: status\n        status: [404]\n`,
+    );
     current = { routes: {}, bare: false };
     const result = await runTemplatesOnWeb([{ template: template! }], [webOf(false)], { guard });
     expect(result.findings).toHaveLength(TEMPLATE_OUTPUT_LIMITS.resultsPerTemplateAndEndpoint);
     expect(result.summary.truncated).toBe(25 - TEMPLATE_OUTPUT_LIMITS.resultsPerTemplateAndEndpoint);
-    expect(result.errors).toEqual([{ code: 'TEMPLATE_RESULTS_TRUNCATED', message: expect.any(String), target: `many-results web:http://127.0.0.1:${plain.port}` }]);
+    expect(result.errors).toEqual([
+      { code: 'TEMPLATE_RESULTS_TRUNCATED', message: expect.any(String), target: `many-results web:http://127.0.0.1:${plain.port}` },
+    ]);
   });
 
   it('send a request many templates make once per endpoint when clustering is on', async () => {

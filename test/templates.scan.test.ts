@@ -93,7 +93,8 @@ function siteA(state: { envExposed: boolean; consoleOpen: boolean }, hits: strin
   return (req: http.IncomingMessage, res: http.ServerResponse) => {
     const path = new URL(req.url ?? '/', 'http://x').pathname;
     hits.push(path);
-    const ok = (body: string, headers: Record<string, string> = {}) => res.writeHead(200, { 'content-type': 'text/html', ...SECURITY_HEADERS, ...headers }).end(body);
+    const ok = (body: string, headers: Record<string, string> = {}) =>
+      res.writeHead(200, { 'content-type': 'text/html', ...SECURITY_HEADERS, ...headers }).end(body);
     if (path === '/') return ok(HOME, { 'x-acme-debug-token': 'on', 'x-acme-trace': 'deadbeefcafe' });
     if (path === '/.well-known/security.txt') return ok('Contact: mailto:security@acme.example\n', { 'content-type': 'text/plain' });
     if (path === '/acme-admin') return ok(state.consoleOpen ? '<h1>Acme Admin Console v3.2.1</h1>' : '<h1>Acme Admin Console</h1><form>Sign in</form>');
@@ -106,7 +107,9 @@ function siteA(state: { envExposed: boolean; consoleOpen: boolean }, hits: strin
 function siteB(hits: string[]) {
   return (req: http.IncomingMessage, res: http.ServerResponse) => {
     hits.push(new URL(req.url ?? '/', 'http://x').pathname);
-    res.writeHead(200, { 'content-type': 'text/html', ...SECURITY_HEADERS }).end('<!doctype html><html><head><title>App</title></head><body><div id="root"></div></body></html>');
+    res
+      .writeHead(200, { 'content-type': 'text/html', ...SECURITY_HEADERS })
+      .end('<!doctype html><html><head><title>App</title></head><body><div id="root"></div></body></html>');
   };
 }
 
@@ -142,7 +145,11 @@ async function findingsOf(workspaceId: string) {
 async function uploadTemplate(user: TestUser, workspaceId: string, fileName: string, content: string) {
   const created = await client.api('POST', '/api/v1/api/templates', { as: user, workspaceId, body: { fileName } });
   expect(created.status).toBe(201);
-  const uploaded = await client.api('POST', '/api/v1/api/templates/upload', { as: user, workspaceId, body: { templateId: created.body.id, fileContent: content } });
+  const uploaded = await client.api('POST', '/api/v1/api/templates/upload', {
+    as: user,
+    workspaceId,
+    body: { templateId: created.body.id, fileContent: content },
+  });
   expect(uploaded.status, JSON.stringify(uploaded.body)).toBe(200);
   expect(uploaded.body.warnings).toEqual([]);
   return uploaded.body.template as { id: string };
@@ -199,7 +206,13 @@ describe('templates in a scan', { timeout: SCAN_TEST_TIMEOUT }, () => {
       url: `http://127.0.0.1:${a.port}/acme-admin`,
       request: expect.stringMatching(/^GET \/acme-admin HTTP\/1\.1/),
       response: expect.stringContaining('Acme Admin Console v3.2.1'),
-      extracted: { type: 'http', 'extractor-name': 'version', 'extracted-results': ['3.2.1'], tags: ['acme', 'panel'], reference: ['https://acme.example/advisories/1'] },
+      extracted: {
+        type: 'http',
+        'extractor-name': 'version',
+        'extracted-results': ['3.2.1'],
+        tags: ['acme', 'panel'],
+        reference: ['https://acme.example/advisories/1'],
+      },
     });
     expect((findings[1]!.evidence as any).extracted['matcher-name']).toBe('debug-token');
 
@@ -235,7 +248,10 @@ describe('templates in a scan', { timeout: SCAN_TEST_TIMEOUT }, () => {
       ip: '127.0.0.1',
       'extracted-results': ['APP_KEY', 'DB_PASSWORD'],
     });
-    const submitted = await client.api('POST', '/api/v1/api/tools/results', { headers: { 'x-tool-api-key': key.body.apiKey }, body: { format: 'nuclei-jsonl', data: line } });
+    const submitted = await client.api('POST', '/api/v1/api/tools/results', {
+      headers: { 'x-tool-api-key': key.body.apiKey },
+      body: { format: 'nuclei-jsonl', data: line },
+    });
     expect(submitted.status).toBe(200);
     expect(submitted.body.findings).toEqual({ opened: 0, seen: 1, reopened: 0 });
     const env = (await findingsOf(workspaceId)).filter((f) => f.checkId === 'exposed-env-file');
@@ -300,6 +316,10 @@ describe('templates in a scan', { timeout: SCAN_TEST_TIMEOUT }, () => {
     const scan = await startScan(client, owner, workspaceId, targetId, { ports: String(b.port), timeoutMs: 10_000 });
     expect((await waitForScan(client, owner, workspaceId, scan.id)).status).toBe('COMPLETED');
     const findings = await findingsOf(workspaceId);
-    expect(findings.filter((f) => f.asset?.key === webA() && f.status === 'open').map((f) => f.checkId)).toEqual(['acme-debug-headers', 'acme-debug-headers', 'exposed-env-file']);
+    expect(findings.filter((f) => f.asset?.key === webA() && f.status === 'open').map((f) => f.checkId)).toEqual([
+      'acme-debug-headers',
+      'acme-debug-headers',
+      'exposed-env-file',
+    ]);
   });
 });

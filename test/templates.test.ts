@@ -89,7 +89,9 @@ describe('the built-in pack', () => {
     const list = await client.api('GET', `${BASE}?builtin=true&limit=100`, { as: member, workspaceId });
     expect(list.status).toBe(200);
     expect(list.body).toMatchObject({ total: packSize, page: 1, hasNextPage: false });
-    expect(list.body.data.every((t: any) => t.builtin && t.enabled && t.uploaded && t.workspaceId === null && t.path === null && t.warnings.length === 0)).toBe(true);
+    expect(list.body.data.every((t: any) => t.builtin && t.enabled && t.uploaded && t.workspaceId === null && t.path === null && t.warnings.length === 0)).toBe(
+      true,
+    );
     const env = list.body.data.find((t: any) => t.fileName === 'exposed-env-file.yaml');
     expect(env).toMatchObject({ nucleiId: 'exposed-env-file', name: 'Exposed .env file', severity: 'high', tags: ['exposure', 'config', 'secrets'] });
     const got = await client.api('GET', `${BASE}/${env.id}`, { as: member, workspaceId });
@@ -131,7 +133,16 @@ describe("a workspace's own templates", () => {
   it('are created, uploaded to the blob store, read back, renamed and deleted', async () => {
     const created = await create('acme-admin.yaml');
     expect(created.status).toBe(201);
-    expect(created.body).toMatchObject({ workspaceId, fileName: 'acme-admin.yaml', builtin: false, enabled: true, uploaded: false, path: null, nucleiId: null, createdById: owner.id });
+    expect(created.body).toMatchObject({
+      workspaceId,
+      fileName: 'acme-admin.yaml',
+      builtin: false,
+      enabled: true,
+      uploaded: false,
+      path: null,
+      nucleiId: null,
+      createdById: owner.id,
+    });
     const id = created.body.id;
     const before = await client.api('GET', `${BASE}/${id}`, { as: member, workspaceId });
     expect(before.body.content).toBeNull();
@@ -220,7 +231,7 @@ describe("a workspace's own templates", () => {
     expect(dup.status).toBe(409);
     // The same name in another workspace is another template.
     expect((await create('dup.yaml', outsider, otherWorkspaceId)).status).toBe(201);
-    for (const fileName of ['../etc/passwd.yaml', 'dir/x.yaml', 'x.txt', '', '.hidden.yaml', 'a'.repeat(130) + '.yaml']) {
+    for (const fileName of ['../etc/passwd.yaml', 'dir/x.yaml', 'x.txt', '', '.hidden.yaml', `${'a'.repeat(130)}.yaml`]) {
       const bad = await create(fileName);
       expect(bad.status, fileName).toBe(400);
       expect(bad.body.details[0].field).toBe('fileName');
@@ -255,7 +266,9 @@ describe('uploads that are refused', () => {
     const response = await refused('info:\n  author: me\nhttp:\n  - path: ["{{BaseURL}}"]\n    matchers:\n      - type: status\n        status: [200]\n');
     expect(response.status).toBe(400);
     const messages = response.body.details.map((d: { message: string }) => d.message);
-    expect(messages).toEqual(expect.arrayContaining(["missing required field 'id'", "missing required field 'info.name'", "missing required field 'info.severity'"]));
+    expect(messages).toEqual(
+      expect.arrayContaining(["missing required field 'id'", "missing required field 'info.name'", "missing required field 'info.severity'"]),
+    );
     expect(response.body.details.find((d: { message: string }) => d.message === "missing required field 'info.name'").field).toBe('info (line 2, column 3)');
   });
 
@@ -268,7 +281,10 @@ describe('uploads that are refused', () => {
   });
 
   it('an extractor of the wrong shape and an invalid severity', async () => {
-    const content = templateYaml('acme-bad-extractor', '    extractors:\n      - type: regex\n        regex: "not-a-list-is-fine"\n        group: -1\n').replace('severity: medium', 'severity: urgent');
+    const content = templateYaml(
+      'acme-bad-extractor',
+      '    extractors:\n      - type: regex\n        regex: "not-a-list-is-fine"\n        group: -1\n',
+    ).replace('severity: medium', 'severity: urgent');
     const response = await refused(content);
     expect(response.status).toBe(400);
     const fields = response.body.details.map((d: { field: string }) => d.field.replace(/ \(.*$/, ''));
@@ -282,7 +298,7 @@ describe('uploads that are refused', () => {
   });
 
   it('more than 256 KiB: 413', async () => {
-    const huge = templateYaml('acme-huge') + `# ${'x'.repeat(256 * 1024)}\n`;
+    const huge = `${templateYaml('acme-huge')}# ${'x'.repeat(256 * 1024)}\n`;
     const response = await refused(huge);
     expect(response.status).toBe(413);
     expect(response.body.code).toBe('PAYLOAD_TOO_LARGE');
@@ -301,14 +317,15 @@ describe('uploads that are refused', () => {
     expect(response.body.message).toMatch(/alias/i);
     expect(Date.now() - started).toBeLessThan(5_000);
     // Fewer aliases that still expand a lot are stopped by the parser's expansion bound.
-    const small = 'id: bomb2\ninfo: {name: x, severity: info}\na: &a [x,x,x,x,x,x,x,x,x,x]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a,*a]\nc: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b,*b]\nd: [*c,*c,*c,*c,*c,*c,*c,*c,*c,*c]\nhttp:\n  - path: ["{{BaseURL}}"]\n    matchers: [{type: status, status: [200]}]\n';
+    const small =
+      'id: bomb2\ninfo: {name: x, severity: info}\na: &a [x,x,x,x,x,x,x,x,x,x]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a,*a]\nc: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b,*b]\nd: [*c,*c,*c,*c,*c,*c,*c,*c,*c,*c]\nhttp:\n  - path: ["{{BaseURL}}"]\n    matchers: [{type: status, status: [200]}]\n';
     const response2 = await refused(small);
     expect(response2.status).toBe(400);
     expect(response2.body.message).toMatch(/alias|resource exhaustion/i);
   });
 
   it('binary garbage: 400 naming the position', async () => {
-    const garbage = 'id: bin\n' + Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00]).toString('latin1');
+    const garbage = `id: bin\n${Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00]).toString('latin1')}`;
     const response = await refused(garbage);
     expect(response.status).toBe(400);
     expect(response.body.message).toMatch(/not text/);
@@ -369,7 +386,10 @@ describe('who may do what', () => {
         await client.api('PATCH', `${BASE}/${ownId}`, { as: outsider, workspaceId: wid, body: { enabled: false } }),
         await client.api('DELETE', `${BASE}/${ownId}`, { as: outsider, workspaceId: wid }),
       ];
-      expect(calls.map((r) => r.status), wid).toEqual([404, 404, 404, 404]);
+      expect(
+        calls.map((r) => r.status),
+        wid,
+      ).toEqual([404, 404, 404, 404]);
     }
     // And ours see theirs as absent too.
     expect((await client.api('GET', `${BASE}/${theirsId}`, { as: owner, workspaceId })).status).toBe(404);
@@ -415,7 +435,10 @@ describe('GraphQL', () => {
     expect(one.data.template.content).toContain('id: open-redirect');
     const other = await client.gql(`query($id: ID!) { workspace(id: $id) { templates { id } } }`, { as: outsider, variables: { id: gid(workspaceId) } });
     expect(other.data.workspace).toBeNull();
-    const theirs = await client.gql(`query($w: ID!, $id: ID!) { template(workspaceId: $w, id: $id) { id } }`, { as: outsider, variables: { w: gid(workspaceId), id: builtin.id } });
+    const theirs = await client.gql(`query($w: ID!, $id: ID!) { template(workspaceId: $w, id: $id) { id } }`, {
+      as: outsider,
+      variables: { w: gid(workspaceId), id: builtin.id },
+    });
     expect(theirs.data.template).toBeNull();
   });
 
@@ -435,12 +458,18 @@ describe('GraphQL', () => {
           ... on Error { message code }
         }
       }`;
-    const bad = await client.gql(UPLOAD, { as: owner, variables: { w: gid(workspaceId), id, content: templateYaml('acme-gql').replace('type: word', 'type: wordz') } });
+    const bad = await client.gql(UPLOAD, {
+      as: owner,
+      variables: { w: gid(workspaceId), id, content: templateYaml('acme-gql').replace('type: word', 'type: wordz') },
+    });
     expect(bad.data.uploadTemplate).toMatchObject({ __typename: 'ValidationError', details: [{ field: 'http[0].matchers[1].type (line 21, column 15)' }] });
     const huge = await client.gql(UPLOAD, { as: owner, variables: { w: gid(workspaceId), id, content: 'x'.repeat(300 * 1024) } });
     expect(huge.data.uploadTemplate).toMatchObject({ __typename: 'AppError', code: 'PAYLOAD_TOO_LARGE' });
     const good = await client.gql(UPLOAD, { as: owner, variables: { w: gid(workspaceId), id, content: templateYaml('acme-gql') } });
-    expect(good.data.uploadTemplate).toEqual({ __typename: 'MutationUploadTemplateSuccess', data: { path: `nuclei-templates/${id}.yaml`, warnings: [], template: { nucleiId: 'acme-gql', uploaded: true } } });
+    expect(good.data.uploadTemplate).toEqual({
+      __typename: 'MutationUploadTemplateSuccess',
+      data: { path: `nuclei-templates/${id}.yaml`, warnings: [], template: { nucleiId: 'acme-gql', uploaded: true } },
+    });
     const byMember = await client.gql(UPLOAD, { as: member, variables: { w: gid(workspaceId), id, content: templateYaml('acme-gql') } });
     expect(byMember.data.uploadTemplate.__typename).toBe('ForbiddenError');
     const byOutsider = await client.gql(UPLOAD, { as: outsider, variables: { w: gid(workspaceId), id, content: templateYaml('acme-gql') } });
@@ -458,10 +487,10 @@ describe('GraphQL', () => {
       { as: owner, variables: { w: gid(workspaceId), id } },
     );
     expect(switched.data.setTemplateEnabled.data.enabled).toBe(false);
-    const memberSwitch = await client.gql(
-      `mutation($w: ID!, $id: ID!) { setTemplateEnabled(workspaceId: $w, id: $id, enabled: true) { __typename } }`,
-      { as: member, variables: { w: gid(workspaceId), id } },
-    );
+    const memberSwitch = await client.gql(`mutation($w: ID!, $id: ID!) { setTemplateEnabled(workspaceId: $w, id: $id, enabled: true) { __typename } }`, {
+      as: member,
+      variables: { w: gid(workspaceId), id },
+    });
     expect(memberSwitch.data.setTemplateEnabled.__typename).toBe('ForbiddenError');
     const deleted = await client.gql(
       `mutation($w: ID!, $id: ID!) { deleteTemplate(workspaceId: $w, id: $id) { __typename ... on MutationDeleteTemplateSuccess { data } } }`,

@@ -94,9 +94,23 @@ describe('catalogue', () => {
     expect(response.status).toBe(200);
     const builtins = response.body.data.filter((tool: { builtin: boolean }) => tool.builtin);
     expect(builtins.map((tool: { name: string }) => tool.name)).toEqual(BUILTINS);
-    expect(builtins.map((tool: { category: string }) => tool.category)).toEqual(['dns', 'port_scanner', 'http_probe', 'tls', 'vulnerability_scanner', 'vulnerability_scanner']);
+    expect(builtins.map((tool: { category: string }) => tool.category)).toEqual([
+      'dns',
+      'port_scanner',
+      'http_probe',
+      'tls',
+      'vulnerability_scanner',
+      'vulnerability_scanner',
+    ]);
     for (const tool of builtins) {
-      expect(tool).toMatchObject({ id: expect.any(String), builtin: true, enabled: true, workspaceId: null, version: pkg.version, description: expect.stringMatching(/\w/) });
+      expect(tool).toMatchObject({
+        id: expect.any(String),
+        builtin: true,
+        enabled: true,
+        workspaceId: null,
+        version: pkg.version,
+        description: expect.stringMatching(/\w/),
+      });
     }
   });
 
@@ -163,7 +177,11 @@ describe('custom tools', () => {
 
   it('owners update it; members cannot', async () => {
     const { body: tool } = await register('renamable');
-    const updated = await client.api('PATCH', `${BASE}/${tool.id}`, { as: owner, workspaceId, body: { name: 'renamed', version: '3.0', category: 'web_crawler' } });
+    const updated = await client.api('PATCH', `${BASE}/${tool.id}`, {
+      as: owner,
+      workspaceId,
+      body: { name: 'renamed', version: '3.0', category: 'web_crawler' },
+    });
     expect(updated.status).toBe(200);
     expect(updated.body).toMatchObject({ name: 'renamed', version: '3.0', category: 'web_crawler', enabled: true });
     expect((await client.api('PATCH', `${BASE}/${tool.id}`, { as: member, workspaceId, body: { version: '4' } })).status).toBe(403);
@@ -215,7 +233,11 @@ describe('tool API keys', () => {
     const { body: tool } = await register('rotating');
     const first = await client.api('POST', `${BASE}/${tool.id}/api-key/rotate`, { as: owner, workspaceId });
     expect(first.status).toBe(201);
-    expect(first.body).toEqual({ apiKey: expect.stringMatching(/^ptk_[A-Za-z0-9_-]{43}$/), prefix: first.body.apiKey.slice(0, 12), createdAt: expect.any(String) });
+    expect(first.body).toEqual({
+      apiKey: expect.stringMatching(/^ptk_[A-Za-z0-9_-]{43}$/),
+      prefix: first.body.apiKey.slice(0, 12),
+      createdAt: expect.any(String),
+    });
     const firstKey: string = first.body.apiKey;
 
     const rows = await server.db.prisma.toolKey.findMany({ where: { toolId: tool.id } });
@@ -336,12 +358,19 @@ describe('rotating a key takes no body', () => {
     ['an empty chunked body', { 'transfer-encoding': 'chunked' }, ['']],
     ['an empty chunked body with Content-Type application/json', { 'transfer-encoding': 'chunked', 'content-type': 'application/json' }, ['']],
     ['an empty JSON object', { 'content-type': 'application/json' }, ['{}']],
-  ] as [string, Record<string, string>, string[]][])('POST /api/tools/{id}/api-key/rotate with %s answers 201 and a new key', async (_label, headers, chunks) => {
-    const { body: tool } = await register(`bodyless-${Math.random().toString(36).slice(2, 8)}`);
-    const rotated = await rawPost(`${BASE}/${tool.id}/api-key/rotate`, { authorization: `Bearer ${owner.token}`, 'x-workspace-id': workspaceId, ...headers }, chunks);
-    expect(rotated.status, JSON.stringify(rotated.body)).toBe(201);
-    expect(rotated.body.apiKey).toMatch(/^ptk_/);
-  });
+  ] as [string, Record<string, string>, string[]][])(
+    'POST /api/tools/{id}/api-key/rotate with %s answers 201 and a new key',
+    async (_label, headers, chunks) => {
+      const { body: tool } = await register(`bodyless-${Math.random().toString(36).slice(2, 8)}`);
+      const rotated = await rawPost(
+        `${BASE}/${tool.id}/api-key/rotate`,
+        { authorization: `Bearer ${owner.token}`, 'x-workspace-id': workspaceId, ...headers },
+        chunks,
+      );
+      expect(rotated.status, JSON.stringify(rotated.body)).toBe(201);
+      expect(rotated.body.apiKey).toMatch(/^ptk_/);
+    },
+  );
 });
 
 describe('results submission', () => {
@@ -350,11 +379,22 @@ describe('results submission', () => {
     const data = [
       nucleiLine(),
       '{"template-id": broken',
-      nucleiLine({ 'template-id': 'tech-detect', 'matcher-name': 'nginx', info: { name: 'Wappalyzer Technology Detection', severity: 'info' }, 'matched-at': 'https://app.example.com/' }),
+      nucleiLine({
+        'template-id': 'tech-detect',
+        'matcher-name': 'nginx',
+        info: { name: 'Wappalyzer Technology Detection', severity: 'info' },
+        'matched-at': 'https://app.example.com/',
+      }),
       JSON.stringify({ info: { name: 'no id' }, 'matched-at': 'https://app.example.com/' }),
       '',
       nucleiLine({ 'template-id': 'weak-cipher', 'matcher-status': false }),
-      nucleiLine({ 'template-id': 'ssh-auth-methods', type: 'network', host: 'app.example.com:22', 'matched-at': 'app.example.com:22', info: { name: 'SSH Auth Methods', severity: 'INFO' } }),
+      nucleiLine({
+        'template-id': 'ssh-auth-methods',
+        type: 'network',
+        host: 'app.example.com:22',
+        'matched-at': 'app.example.com:22',
+        info: { name: 'SSH Auth Methods', severity: 'INFO' },
+      }),
       nucleiLine({ info: { name: 'bad severity', severity: 'catastrophic' } }),
     ].join('\n');
     const response = await submit(apiKey, { format: 'nuclei-jsonl', data });
@@ -375,9 +415,18 @@ describe('results submission', () => {
     });
 
     const assets = await server.db.prisma.asset.findMany({ where: { workspaceId }, orderBy: { key: 'asc' } });
-    expect(assets.map((asset) => asset.key)).toEqual(['host:app.example.com', 'service:10.0.0.7:22/tcp', 'service:10.0.0.7:443/tcp', 'web:https://app.example.com:443']);
+    expect(assets.map((asset) => asset.key)).toEqual([
+      'host:app.example.com',
+      'service:10.0.0.7:22/tcp',
+      'service:10.0.0.7:443/tcp',
+      'web:https://app.example.com:443',
+    ]);
     const byKey = new Map(assets.map((asset) => [asset.key, asset]));
-    expect(byKey.get('web:https://app.example.com:443')).toMatchObject({ kind: 'web', value: 'https://app.example.com/', parentId: byKey.get('service:10.0.0.7:443/tcp')!.id });
+    expect(byKey.get('web:https://app.example.com:443')).toMatchObject({
+      kind: 'web',
+      value: 'https://app.example.com/',
+      parentId: byKey.get('service:10.0.0.7:443/tcp')!.id,
+    });
     expect(byKey.get('service:10.0.0.7:443/tcp')!.parentId).toBe(byKey.get('host:app.example.com')!.id);
 
     const findings = await server.db.prisma.finding.findMany({ where: { workspaceId, source: 'nuclei' }, orderBy: { checkId: 'asc' } });
@@ -397,7 +446,11 @@ describe('results submission', () => {
       fingerprint: findingFingerprint(['git-config', 'web:https://app.example.com:443', '/.git/config']),
       classification: { cweId: ['cwe-200'], cvssScore: 5.3, cvssMetrics: 'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:L/I:N/A:N' },
     });
-    expect(git.evidence).toMatchObject({ url: 'https://app.example.com/.git/config', request: expect.stringContaining('GET /.git/config'), response: expect.stringContaining('[core]') });
+    expect(git.evidence).toMatchObject({
+      url: 'https://app.example.com/.git/config',
+      request: expect.stringContaining('GET /.git/config'),
+      response: expect.stringContaining('[core]'),
+    });
     expect(findings[1]!.assetId).toBe(byKey.get('service:10.0.0.7:22/tcp')!.id);
 
     // The same results again: nothing new, one more occurrence of each.
@@ -413,7 +466,15 @@ describe('results submission', () => {
     const response = await submit(apiKey, {
       format: 'json',
       findings: [
-        { checkId: 'open-redis', name: 'Redis without authentication', severity: 'high', host: '10.0.0.9', port: 6379, description: 'Anyone can run commands.', evidence: { response: '+PONG' } },
+        {
+          checkId: 'open-redis',
+          name: 'Redis without authentication',
+          severity: 'high',
+          host: '10.0.0.9',
+          port: 6379,
+          description: 'Anyone can run commands.',
+          evidence: { response: '+PONG' },
+        },
         { checkId: 'admin-panel', name: 'Admin panel exposed', severity: 'low', url: 'http://shop.example.com:8080/admin', matcher: '/admin' },
         { checkId: 'bad', name: 'Bad severity', severity: 'urgent', url: 'https://shop.example.com/' },
         { checkId: 'nowhere', name: 'No location', severity: 'low' },
@@ -433,11 +494,19 @@ describe('results submission', () => {
         { line: 2, path: 'assets[1].url', message: 'must be an http(s) URL' },
       ],
     });
-    const keys = (await server.db.prisma.asset.findMany({ where: { workspaceId, key: { contains: 'example.com' } }, select: { key: true } })).map((row) => row.key);
+    const keys = (await server.db.prisma.asset.findMany({ where: { workspaceId, key: { contains: 'example.com' } }, select: { key: true } })).map(
+      (row) => row.key,
+    );
     expect(keys).toEqual(expect.arrayContaining(['host:mail.example.com', 'host:shop.example.com', 'web:http://shop.example.com:8080']));
     expect(await server.db.prisma.asset.count({ where: { workspaceId, key: 'service:10.0.0.9:6379/tcp' } })).toBe(1);
     const redis = await server.db.prisma.finding.findFirstOrThrow({ where: { workspaceId, checkId: 'open-redis' } });
-    expect(redis).toMatchObject({ source: 'json-tool', severity: 'high', matcher: 'open-redis', description: 'Anyone can run commands.', evidence: { response: '+PONG' } });
+    expect(redis).toMatchObject({
+      source: 'json-tool',
+      severity: 'high',
+      matcher: 'open-redis',
+      description: 'Anyone can run commands.',
+      evidence: { response: '+PONG' },
+    });
   });
 
   it('dedupes with a finding the native scan ingestion recorded: one row, two occurrences', async () => {
@@ -463,7 +532,9 @@ describe('results submission', () => {
     const { apiKey } = await customToolWithKey('external-git-check');
     const response = await submit(apiKey, {
       format: 'json',
-      findings: [{ checkId: 'http-exposed-git', name: 'Exposed .git directory', severity: 'high', url: 'https://portal.example.com/.git/HEAD', matcher: '/.git/HEAD' }],
+      findings: [
+        { checkId: 'http-exposed-git', name: 'Exposed .git directory', severity: 'high', url: 'https://portal.example.com/.git/HEAD', matcher: '/.git/HEAD' },
+      ],
     });
     expect(response.body.findings).toEqual({ opened: 0, seen: 1, reopened: 0 });
     const rows = await server.db.prisma.finding.findMany({ where: { workspaceId, checkId: 'http-exposed-git' } });
@@ -471,10 +542,18 @@ describe('results submission', () => {
     expect(rows[0]).toMatchObject({ id: recorded.opened[0], occurrences: 2, source: 'builtin' });
   });
 
-  it("keeps what a scan stored about an asset and only moves its lastSeenAt", async () => {
+  it('keeps what a scan stored about an asset and only moves its lastSeenAt', async () => {
     const seenBefore = new Date(Date.UTC(2026, 0, 1));
     const stored = await server.db.prisma.asset.create({
-      data: { workspaceId, kind: 'web', key: 'web:https://keep.example.com:443', value: 'https://keep.example.com/', data: { title: 'Welcome', status: 200 }, firstSeenAt: seenBefore, lastSeenAt: seenBefore },
+      data: {
+        workspaceId,
+        kind: 'web',
+        key: 'web:https://keep.example.com:443',
+        value: 'https://keep.example.com/',
+        data: { title: 'Welcome', status: 200 },
+        firstSeenAt: seenBefore,
+        lastSeenAt: seenBefore,
+      },
     });
     const { apiKey } = await customToolWithKey('asset-reporter');
     await submit(apiKey, { format: 'json', assets: [{ url: 'https://keep.example.com/login' }] });
@@ -527,7 +606,9 @@ describe('results submission', () => {
     expect(ok.status).toBe(200);
     expect(ok.body).toMatchObject({ workspaceId, findings: { opened: 1 } });
     expect((await submit(apiKey, { format: 'nuclei-jsonl', data: line }, {}, workspaceId)).status).toBe(200);
-    expect(await server.db.prisma.finding.findFirst({ where: { workspaceId, checkId: 'builtin-key-check' }, select: { source: true, occurrences: true } })).toEqual({
+    expect(
+      await server.db.prisma.finding.findFirst({ where: { workspaceId, checkId: 'builtin-key-check' }, select: { source: true, occurrences: true } }),
+    ).toEqual({
       source: 'nuclei-templates',
       occurrences: 2,
     });
@@ -581,13 +662,19 @@ describe('GraphQL', () => {
   it('lists Workspace.tools with the per-workspace enabled flag', async () => {
     const tls = await builtinId('tls');
     await client.api('PATCH', `${BASE}/${tls}`, { as: owner, workspaceId, body: { enabled: false } });
-    const result = await client.gql(`query($id: ID!) { workspace(id: $id) { tools { id name category builtin enabled version } } }`, { as: member, variables: { id: gid(workspaceId) } });
+    const result = await client.gql(`query($id: ID!) { workspace(id: $id) { tools { id name category builtin enabled version } } }`, {
+      as: member,
+      variables: { id: gid(workspaceId) },
+    });
     expect(result.errors).toBeUndefined();
     const tools = result.data.workspace.tools as { name: string; builtin: boolean; enabled: boolean; category: string }[];
     expect(tools.filter((tool) => tool.builtin).map((tool) => tool.name)).toEqual(BUILTINS);
     expect(tools.find((tool) => tool.name === 'tls')).toMatchObject({ enabled: false, category: 'tls' });
     expect(tools.some((tool) => !tool.builtin && tool.name === 'acme-scanner')).toBe(true);
-    const other = await client.gql(`query($id: ID!) { workspace(id: $id) { tools { name enabled } } }`, { as: outsider, variables: { id: gid(otherWorkspaceId) } });
+    const other = await client.gql(`query($id: ID!) { workspace(id: $id) { tools { name enabled } } }`, {
+      as: outsider,
+      variables: { id: gid(otherWorkspaceId) },
+    });
     expect(other.data.workspace.tools.find((tool: { name: string }) => tool.name === 'tls').enabled).toBe(true);
     expect(other.data.workspace.tools.map((tool: { name: string }) => tool.name)).not.toContain('acme-scanner');
     await client.api('PATCH', `${BASE}/${tls}`, { as: owner, workspaceId, body: { enabled: true } });
@@ -597,7 +684,10 @@ describe('GraphQL', () => {
     const REGISTER = `mutation($ws: ID!, $input: RegisterToolInput!) { registerTool(workspaceId: $ws, input: $input) {
       __typename ... on MutationRegisterToolSuccess { data { id name category enabled builtin } } ... on Error { code message } } }`;
     const registered = await client.gql(REGISTER, { as: owner, variables: { ws: gid(workspaceId), input: { name: 'gql-tool', category: 'fingerprint' } } });
-    expect(registered.data.registerTool).toMatchObject({ __typename: 'MutationRegisterToolSuccess', data: { name: 'gql-tool', category: 'fingerprint', enabled: true, builtin: false } });
+    expect(registered.data.registerTool).toMatchObject({
+      __typename: 'MutationRegisterToolSuccess',
+      data: { name: 'gql-tool', category: 'fingerprint', enabled: true, builtin: false },
+    });
     const id = registered.data.registerTool.data.id;
     const denied = await client.gql(REGISTER, { as: member, variables: { ws: gid(workspaceId), input: { name: 'nope', category: 'other' } } });
     expect(denied.data.registerTool).toMatchObject({ __typename: 'ForbiddenError', code: 'FORBIDDEN' });
@@ -615,16 +705,34 @@ describe('GraphQL', () => {
     const rotated = await client.gql(ROTATE, { as: owner, variables: { id, ws: gid(workspaceId) } });
     expect(rotated.data.rotateToolApiKey.data.apiKey).toMatch(/^ptk_/);
     expect(rotated.data.rotateToolApiKey.data.prefix).toBe(rotated.data.rotateToolApiKey.data.apiKey.slice(0, 12));
-    expect((await client.gql(ROTATE, { as: member, variables: { id, ws: gid(workspaceId) } })).data.rotateToolApiKey).toEqual({ __typename: 'ForbiddenError', code: 'FORBIDDEN' });
+    expect((await client.gql(ROTATE, { as: member, variables: { id, ws: gid(workspaceId) } })).data.rotateToolApiKey).toEqual({
+      __typename: 'ForbiddenError',
+      code: 'FORBIDDEN',
+    });
     const builtin = await builtinId('http');
-    expect((await client.gql(ROTATE, { as: owner, variables: { id: builtin } })).data.rotateToolApiKey).toMatchObject({ __typename: 'AppError', code: 'WORKSPACE_REQUIRED' });
-    expect((await client.gql(ROTATE, { as: admin, variables: { id: builtin, ws: gid(workspaceId) } })).data.rotateToolApiKey).toEqual({ __typename: 'NotFoundError', code: 'NOT_FOUND' });
+    expect((await client.gql(ROTATE, { as: owner, variables: { id: builtin } })).data.rotateToolApiKey).toMatchObject({
+      __typename: 'AppError',
+      code: 'WORKSPACE_REQUIRED',
+    });
+    expect((await client.gql(ROTATE, { as: admin, variables: { id: builtin, ws: gid(workspaceId) } })).data.rotateToolApiKey).toEqual({
+      __typename: 'NotFoundError',
+      code: 'NOT_FOUND',
+    });
     expect((await client.gql(ROTATE, { as: owner, variables: { id: builtin, ws: gid(workspaceId) } })).data.rotateToolApiKey.data.apiKey).toMatch(/^ptk_/);
-    expect((await client.gql(ROTATE, { variables: { id: builtin, ws: gid(workspaceId) } })).data.rotateToolApiKey).toEqual({ __typename: 'UnauthenticatedError', code: 'UNAUTHENTICATED' });
+    expect((await client.gql(ROTATE, { variables: { id: builtin, ws: gid(workspaceId) } })).data.rotateToolApiKey).toEqual({
+      __typename: 'UnauthenticatedError',
+      code: 'UNAUTHENTICATED',
+    });
 
     const DELETE = `mutation($ws: ID!, $id: ID!) { deleteTool(workspaceId: $ws, id: $id) { __typename ... on MutationDeleteToolSuccess { data } ... on Error { code } } }`;
-    expect((await client.gql(DELETE, { as: outsider, variables: { ws: gid(workspaceId), id } })).data.deleteTool).toEqual({ __typename: 'NotFoundError', code: 'NOT_FOUND' });
-    expect((await client.gql(DELETE, { as: owner, variables: { ws: gid(workspaceId), id } })).data.deleteTool).toEqual({ __typename: 'MutationDeleteToolSuccess', data: id });
+    expect((await client.gql(DELETE, { as: outsider, variables: { ws: gid(workspaceId), id } })).data.deleteTool).toEqual({
+      __typename: 'NotFoundError',
+      code: 'NOT_FOUND',
+    });
+    expect((await client.gql(DELETE, { as: owner, variables: { ws: gid(workspaceId), id } })).data.deleteTool).toEqual({
+      __typename: 'MutationDeleteToolSuccess',
+      data: id,
+    });
     expect(await server.db.prisma.tool.count({ where: { id } })).toBe(0);
   });
 });

@@ -47,17 +47,58 @@ async function findingsWorkspace(label = 'Owner') {
   const web = await prisma.target.create({ data: { workspaceId, value: 'web.example.com', type: 'domain' } });
   const api = await prisma.target.create({ data: { workspaceId, value: 'api.example.com', type: 'domain' } });
   const asset = await prisma.asset.create({
-    data: { workspaceId, targetId: web.id, kind: 'web', key: 'web:https://web.example.com:443', value: 'https://web.example.com', data: {}, targetLinks: { create: { targetId: web.id } } },
+    data: {
+      workspaceId,
+      targetId: web.id,
+      kind: 'web',
+      key: 'web:https://web.example.com:443',
+      value: 'https://web.example.com',
+      data: {},
+      targetLinks: { create: { targetId: web.id } },
+    },
   });
   const base = { workspaceId, source: 'nuclei', remediation: 'Patch it.', matcher: 'word', evidence: { request: 'GET /' } };
   const rows: [name: string, severity: Severity, extra: Record<string, unknown>][] = [
-    ['SQL injection', 'critical', { targetId: web.id, assetId: asset.id, checkId: 'sqli-login', description: 'Login form is injectable', lastSeenAt: day(10), firstSeenAt: day(1) }],
-    ['Exposed admin panel', 'high', { targetId: web.id, assetId: asset.id, checkId: 'admin-panel', description: 'Admin UI reachable', lastSeenAt: day(9), firstSeenAt: day(4) }],
-    ['Missing HSTS', 'medium', { targetId: api.id, checkId: 'hsts-missing', description: 'No Strict-Transport-Security header', lastSeenAt: day(8), firstSeenAt: day(2) }],
-    ['Cookie without Secure', 'low', { targetId: api.id, checkId: 'cookie-secure', description: 'Session cookie lacks the SECURE flag', lastSeenAt: day(7), firstSeenAt: day(3) }],
+    [
+      'SQL injection',
+      'critical',
+      { targetId: web.id, assetId: asset.id, checkId: 'sqli-login', description: 'Login form is injectable', lastSeenAt: day(10), firstSeenAt: day(1) },
+    ],
+    [
+      'Exposed admin panel',
+      'high',
+      { targetId: web.id, assetId: asset.id, checkId: 'admin-panel', description: 'Admin UI reachable', lastSeenAt: day(9), firstSeenAt: day(4) },
+    ],
+    [
+      'Missing HSTS',
+      'medium',
+      { targetId: api.id, checkId: 'hsts-missing', description: 'No Strict-Transport-Security header', lastSeenAt: day(8), firstSeenAt: day(2) },
+    ],
+    [
+      'Cookie without Secure',
+      'low',
+      { targetId: api.id, checkId: 'cookie-secure', description: 'Session cookie lacks the SECURE flag', lastSeenAt: day(7), firstSeenAt: day(3) },
+    ],
     ['Server version disclosed', 'info', { targetId: web.id, checkId: 'tech-detect', description: 'nginx/1.25', lastSeenAt: day(6), firstSeenAt: day(5) }],
-    ['Old TLS', 'high', { targetId: api.id, checkId: 'tls-old', description: 'TLS 1.0 enabled', status: 'fixed', fixedAt: day(6), lastSeenAt: day(5), firstSeenAt: day(1) }],
-    ['Banner', 'low', { targetId: web.id, checkId: 'banner', description: 'SSH banner', status: 'dismissed', dismissReason: 'accepted_risk', dismissedAt: day(4), lastSeenAt: day(4), firstSeenAt: day(1) }],
+    [
+      'Old TLS',
+      'high',
+      { targetId: api.id, checkId: 'tls-old', description: 'TLS 1.0 enabled', status: 'fixed', fixedAt: day(6), lastSeenAt: day(5), firstSeenAt: day(1) },
+    ],
+    [
+      'Banner',
+      'low',
+      {
+        targetId: web.id,
+        checkId: 'banner',
+        description: 'SSH banner',
+        status: 'dismissed',
+        dismissReason: 'accepted_risk',
+        dismissedAt: day(4),
+        lastSeenAt: day(4),
+        firstSeenAt: day(1),
+      },
+    ],
   ];
   const byName: Record<string, Finding> = {};
   for (const [name, severity, extra] of rows) {
@@ -120,13 +161,34 @@ describe('GET /api/vulnerabilities', () => {
 
   it('filters by one or many severities', async () => {
     expect(names(await list(fx.owner, fx.workspaceId, [['severity', 'high']]))).toEqual(['Exposed admin panel']);
-    expect(names(await list(fx.owner, fx.workspaceId, [['severity', 'high'], ['severity', 'critical']]))).toEqual(['SQL injection', 'Exposed admin panel']);
-    expect(names(await list(fx.owner, fx.workspaceId, [['severity', 'high'], ['status', 'all']]))).toEqual(['Exposed admin panel', 'Old TLS']);
+    expect(
+      names(
+        await list(fx.owner, fx.workspaceId, [
+          ['severity', 'high'],
+          ['severity', 'critical'],
+        ]),
+      ),
+    ).toEqual(['SQL injection', 'Exposed admin panel']);
+    expect(
+      names(
+        await list(fx.owner, fx.workspaceId, [
+          ['severity', 'high'],
+          ['status', 'all'],
+        ]),
+      ),
+    ).toEqual(['Exposed admin panel', 'Old TLS']);
   });
 
   it('filters by targets, asset and text', async () => {
     expect(names(await list(fx.owner, fx.workspaceId, [['targetIds', fx.targets.api.id]]))).toEqual(['Missing HSTS', 'Cookie without Secure']);
-    expect((await list(fx.owner, fx.workspaceId, [['targetIds', fx.targets.api.id], ['targetIds', fx.targets.web.id]])).body.total).toBe(5);
+    expect(
+      (
+        await list(fx.owner, fx.workspaceId, [
+          ['targetIds', fx.targets.api.id],
+          ['targetIds', fx.targets.web.id],
+        ])
+      ).body.total,
+    ).toBe(5);
     expect((await list(fx.owner, fx.workspaceId, [['targetIds', randomUUID()]])).body.total).toBe(0);
     expect(names(await list(fx.owner, fx.workspaceId, [['assetId', fx.asset.id]]))).toEqual(['SQL injection', 'Exposed admin panel']);
     // q matches name, check id and description, case-insensitive.
@@ -137,32 +199,52 @@ describe('GET /api/vulnerabilities', () => {
   });
 
   it('sorts by severity rank, name and firstSeenAt', async () => {
-    expect(names(await list(fx.owner, fx.workspaceId, [['sortBy', 'severity'], ['sortOrder', 'ASC']]))).toEqual([
-      'Server version disclosed',
-      'Cookie without Secure',
-      'Missing HSTS',
-      'Exposed admin panel',
-      'SQL injection',
-    ]);
-    expect(names(await list(fx.owner, fx.workspaceId, [['sortBy', 'severity'], ['sortOrder', 'DESC'], ['status', 'all']])).slice(0, 3)).toEqual([
-      'SQL injection',
-      'Exposed admin panel',
-      'Old TLS',
-    ]);
-    expect(names(await list(fx.owner, fx.workspaceId, [['sortBy', 'name'], ['sortOrder', 'ASC']]))).toEqual([
-      'Cookie without Secure',
-      'Exposed admin panel',
-      'Missing HSTS',
-      'SQL injection',
-      'Server version disclosed',
-    ]);
-    expect(names(await list(fx.owner, fx.workspaceId, [['sortBy', 'firstSeenAt'], ['sortOrder', 'ASC'], ['limit', 2]]))).toEqual(['SQL injection', 'Missing HSTS']);
+    expect(
+      names(
+        await list(fx.owner, fx.workspaceId, [
+          ['sortBy', 'severity'],
+          ['sortOrder', 'ASC'],
+        ]),
+      ),
+    ).toEqual(['Server version disclosed', 'Cookie without Secure', 'Missing HSTS', 'Exposed admin panel', 'SQL injection']);
+    expect(
+      names(
+        await list(fx.owner, fx.workspaceId, [
+          ['sortBy', 'severity'],
+          ['sortOrder', 'DESC'],
+          ['status', 'all'],
+        ]),
+      ).slice(0, 3),
+    ).toEqual(['SQL injection', 'Exposed admin panel', 'Old TLS']);
+    expect(
+      names(
+        await list(fx.owner, fx.workspaceId, [
+          ['sortBy', 'name'],
+          ['sortOrder', 'ASC'],
+        ]),
+      ),
+    ).toEqual(['Cookie without Secure', 'Exposed admin panel', 'Missing HSTS', 'SQL injection', 'Server version disclosed']);
+    expect(
+      names(
+        await list(fx.owner, fx.workspaceId, [
+          ['sortBy', 'firstSeenAt'],
+          ['sortOrder', 'ASC'],
+          ['limit', 2],
+        ]),
+      ),
+    ).toEqual(['SQL injection', 'Missing HSTS']);
   });
 
   it('refuses bad query parameters with 400 naming them', async () => {
     for (const [query, field] of [
       [[['severity', 'urgent']], 'severity.0'],
-      [[['severity', 'high'], ['severity', 'bogus']], 'severity.1'],
+      [
+        [
+          ['severity', 'high'],
+          ['severity', 'bogus'],
+        ],
+        'severity.1',
+      ],
       [[['status', 'closed']], 'status'],
       [[['targetIds', 'not-a-uuid']], 'targetIds.0'],
       [[['assetId', '42']], 'assetId'],
@@ -256,7 +338,7 @@ function collectEvents(workspaceId: string) {
 describe('triage: POST /api/vulnerabilities/dismiss and /reopen', () => {
   it('dismisses in bulk with a reason, writes events, and publishes them', async () => {
     const fx = await findingsWorkspace();
-    const ids = [fx.findings['SQL injection'].id, fx.findings['Missing HSTS'].id, fx.findings['Banner'].id];
+    const ids = [fx.findings['SQL injection'].id, fx.findings['Missing HSTS'].id, fx.findings.Banner.id];
     const events = collectEvents(fx.workspaceId);
     const response = await client.api('POST', `${BASE}/dismiss`, {
       as: fx.owner,
@@ -303,13 +385,24 @@ describe('triage: POST /api/vulnerabilities/dismiss and /reopen', () => {
 
   it('reopens dismissed findings, clearing the dismissal, and leaves others alone', async () => {
     const fx = await findingsWorkspace();
-    const banner = fx.findings['Banner'].id;
+    const banner = fx.findings.Banner.id;
     const open = fx.findings['Exposed admin panel'].id;
     const events = collectEvents(fx.workspaceId);
-    const response = await client.api('POST', `${BASE}/reopen`, { as: fx.owner, workspaceId: fx.workspaceId, body: { ids: [banner, open], comment: 'needs a second look' } });
+    const response = await client.api('POST', `${BASE}/reopen`, {
+      as: fx.owner,
+      workspaceId: fx.workspaceId,
+      body: { ids: [banner, open], comment: 'needs a second look' },
+    });
     expect(response.status).toBe(200);
     expect(response.body.updated).toBe(1);
-    expect(response.body.data[0]).toMatchObject({ id: banner, status: 'open', dismissReason: null, dismissComment: null, dismissedAt: null, dismissedById: null });
+    expect(response.body.data[0]).toMatchObject({
+      id: banner,
+      status: 'open',
+      dismissReason: null,
+      dismissComment: null,
+      dismissedAt: null,
+      dismissedById: null,
+    });
     expect(response.body.data[1]).toMatchObject({ id: open, status: 'open' });
     expect((await events.take(1)).map((event) => [event.type, event.entityId])).toEqual([['finding.reopened', banner]]);
 
@@ -322,28 +415,40 @@ describe('triage: POST /api/vulnerabilities/dismiss and /reopen', () => {
     expect((await get(fx.owner, fx.workspaceId, '/statistics')).body.byStatus).toEqual({ open: 6, fixed: 1, dismissed: 0 });
   });
 
-  it("refuses ids of another workspace with 404, like unknown ids, and changes nothing", async () => {
+  it('refuses ids of another workspace with 404, like unknown ids, and changes nothing', async () => {
     const mine = await findingsWorkspace('Mine');
     const theirs = await findingsWorkspace('Theirs');
     const own = mine.findings['SQL injection'].id;
     const foreign = theirs.findings['SQL injection'].id;
     const unknown = randomUUID();
 
-    const stranger = await client.api('POST', `${BASE}/dismiss`, { as: mine.owner, workspaceId: mine.workspaceId, body: { ids: [own, foreign], reason: 'other' } });
-    const random = await client.api('POST', `${BASE}/dismiss`, { as: mine.owner, workspaceId: mine.workspaceId, body: { ids: [own, unknown], reason: 'other' } });
+    const stranger = await client.api('POST', `${BASE}/dismiss`, {
+      as: mine.owner,
+      workspaceId: mine.workspaceId,
+      body: { ids: [own, foreign], reason: 'other' },
+    });
+    const random = await client.api('POST', `${BASE}/dismiss`, {
+      as: mine.owner,
+      workspaceId: mine.workspaceId,
+      body: { ids: [own, unknown], reason: 'other' },
+    });
     expect(stranger.status).toBe(404);
     expect(stranger.body).toEqual({ ...random.body, message: random.body.message.replace(unknown, foreign) });
     expect(stranger.body).toMatchObject({ code: 'NOT_FOUND', message: `Finding ${foreign} not found` });
 
-    const reopen = await client.api('POST', `${BASE}/reopen`, { as: mine.owner, workspaceId: mine.workspaceId, body: { ids: [theirs.findings['Banner'].id] } });
+    const reopen = await client.api('POST', `${BASE}/reopen`, { as: mine.owner, workspaceId: mine.workspaceId, body: { ids: [theirs.findings.Banner.id] } });
     expect(reopen.status).toBe(404);
 
     for (const id of [own, foreign]) expect((await server.db.prisma.finding.findUniqueOrThrow({ where: { id } })).status).toBe('open');
-    expect((await server.db.prisma.finding.findUniqueOrThrow({ where: { id: theirs.findings['Banner'].id } })).status).toBe('dismissed');
+    expect((await server.db.prisma.finding.findUniqueOrThrow({ where: { id: theirs.findings.Banner.id } })).status).toBe('dismissed');
     expect(await server.db.prisma.findingEvent.count({ where: { type: { in: ['dismissed', 'reopened'] }, findingId: { in: [own, foreign] } } })).toBe(0);
 
     // Their own workspace id in the header does not help either.
-    const viaHeader = await client.api('POST', `${BASE}/dismiss`, { as: mine.owner, workspaceId: theirs.workspaceId, body: { ids: [foreign], reason: 'other' } });
+    const viaHeader = await client.api('POST', `${BASE}/dismiss`, {
+      as: mine.owner,
+      workspaceId: theirs.workspaceId,
+      body: { ids: [foreign], reason: 'other' },
+    });
     expect(viaHeader.status).toBe(404);
     expect(viaHeader.body.message).toBe('Workspace not found');
   });
@@ -412,10 +517,13 @@ describe('GraphQL', () => {
       events: [{ type: 'opened', comment: null }],
     });
 
-    const stats = await client.gql(`query($id: ID!) { findingStatistics(workspaceId: $id) { bySeverity { severity count } byStatus { open fixed dismissed } } }`, {
-      as: fx.owner,
-      variables: { id: wsId },
-    });
+    const stats = await client.gql(
+      `query($id: ID!) { findingStatistics(workspaceId: $id) { bySeverity { severity count } byStatus { open fixed dismissed } } }`,
+      {
+        as: fx.owner,
+        variables: { id: wsId },
+      },
+    );
     expect(stats.data?.findingStatistics).toEqual({
       bySeverity: ['critical', 'high', 'medium', 'low', 'info'].map((severity) => ({ severity, count: 1 })),
       byStatus: { open: 5, fixed: 1, dismissed: 1 },
@@ -434,7 +542,10 @@ describe('GraphQL', () => {
         ... on Error { message code }
       }
     }`;
-    const dismissed = await client.gql(DISMISS, { as: fx.owner, variables: { workspaceId: wsId, ids: [id], reason: 'accepted_risk', comment: 'internal only' } });
+    const dismissed = await client.gql(DISMISS, {
+      as: fx.owner,
+      variables: { workspaceId: wsId, ids: [id], reason: 'accepted_risk', comment: 'internal only' },
+    });
     expect(dismissed.data?.dismissFindings).toEqual({
       __typename: 'MutationDismissFindingsSuccess',
       data: [
@@ -462,7 +573,10 @@ describe('GraphQL', () => {
     expect(refused.data?.dismissFindings).toMatchObject({ __typename: 'NotFoundError', code: 'NOT_FOUND' });
     expect((await server.db.prisma.finding.findUniqueOrThrow({ where: { id: fx.findings['Exposed admin panel'].id } })).status).toBe('open');
 
-    const otherWorkspace = await client.gql(DISMISS, { as: fx.owner, variables: { workspaceId: encodeGlobalID('Workspace', theirs.workspaceId), ids: [foreign], reason: 'other' } });
+    const otherWorkspace = await client.gql(DISMISS, {
+      as: fx.owner,
+      variables: { workspaceId: encodeGlobalID('Workspace', theirs.workspaceId), ids: [foreign], reason: 'other' },
+    });
     expect(otherWorkspace.data?.dismissFindings).toEqual({ __typename: 'NotFoundError', message: 'Workspace not found', code: 'NOT_FOUND' });
     const lookup = await client.gql('query($id: ID!) { finding(id: $id) { name } node(id: $id) { id } }', { as: fx.owner, variables: { id: foreign } });
     expect(lookup.data).toEqual({ finding: null, node: null });

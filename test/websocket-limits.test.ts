@@ -82,11 +82,14 @@ describe('websockets must authenticate, and one client holds a bounded number', 
     first.socket.close();
     await waitFor(() => first.closed, { what: 'the first socket to close' });
     // The server counts the close when it sees it: retry briefly until the slot is free.
-    const again = await waitFor(async () => {
-      const candidate = await openSocket(user.token);
-      await waitFor(() => candidate.messages.length > 0 || candidate.closed, { what: 'ack or close' });
-      return candidate.closed ? undefined : candidate;
-    }, { what: 'a socket in the freed slot' });
+    const again = await waitFor(
+      async () => {
+        const candidate = await openSocket(user.token);
+        await waitFor(() => candidate.messages.length > 0 || candidate.closed, { what: 'ack or close' });
+        return candidate.closed ? undefined : candidate;
+      },
+      { what: 'a socket in the freed slot' },
+    );
     expect(again.messages[0]).toEqual({ type: 'connection_ack' });
     second.socket.close();
     again.socket.close();

@@ -226,10 +226,10 @@ describe('GraphQL', () => {
     const asMember = await client.gql(query, { as: member, variables: { wid } });
     expect(asMember.data?.node.apiKeys).toBeNull();
 
-    const forbidden = await client.gql(
-      `mutation($wid: ID!) { rotateWorkspaceApiKey(workspaceId: $wid) { __typename ... on Error { code } } }`,
-      { as: member, variables: { wid } },
-    );
+    const forbidden = await client.gql(`mutation($wid: ID!) { rotateWorkspaceApiKey(workspaceId: $wid) { __typename ... on Error { code } } }`, {
+      as: member,
+      variables: { wid },
+    });
     expect(forbidden.data?.rotateWorkspaceApiKey).toEqual({ __typename: 'ForbiddenError', code: 'FORBIDDEN' });
 
     const rotated = await client.gql(

@@ -97,10 +97,19 @@ describe('workspaces connection', () => {
     [{ orderBy: { field: 'updatedAt', direction: 'DESC' } }, { sortBy: 'updatedAt', sortOrder: 'DESC' }],
     [{ orderBy: { field: 'updatedAt', direction: 'ASC' } }, { sortBy: 'updatedAt', sortOrder: 'ASC' }],
     [{ search: 'EDGE' }, { search: 'EDGE' }],
-    [{ search: 'core', orderBy: { field: 'name', direction: 'ASC' } }, { search: 'core', sortBy: 'name', sortOrder: 'ASC' }],
+    [
+      { search: 'core', orderBy: { field: 'name', direction: 'ASC' } },
+      { search: 'core', sortBy: 'name', sortOrder: 'ASC' },
+    ],
     [{ isArchived: true }, { isArchived: true }],
-    [{ isArchived: false, orderBy: { field: 'name', direction: 'DESC' } }, { isArchived: false, sortBy: 'name', sortOrder: 'DESC' }],
-    [{ search: 'e', isArchived: false }, { search: 'e', isArchived: false }],
+    [
+      { isArchived: false, orderBy: { field: 'name', direction: 'DESC' } },
+      { isArchived: false, sortBy: 'name', sortOrder: 'DESC' },
+    ],
+    [
+      { search: 'e', isArchived: false },
+      { search: 'e', isArchived: false },
+    ],
   ])('matches the REST list for %j', async (args, query) => {
     const rest = await restIds(owner, query as Record<string, string>);
     const gql = await connection(owner, { first: 100, ...args });
@@ -110,7 +119,8 @@ describe('workspaces connection', () => {
   });
 
   it('filters as documented: search on name and description, isArchived absent lists both', async () => {
-    const names = async (args: Record<string, unknown>) => (await connection(owner, { first: 100, orderBy: { field: 'name', direction: 'ASC' }, ...args })).edges.map((e) => e.node.name);
+    const names = async (args: Record<string, unknown>) =>
+      (await connection(owner, { first: 100, orderBy: { field: 'name', direction: 'ASC' }, ...args })).edges.map((e) => e.node.name);
     // alpha's "Edge network" description was replaced ("touched") in the set-up.
     expect(await names({ search: 'edge' })).toEqual(['charlie', 'foxtrot', 'juliet edge']);
     expect(await names({ isArchived: true })).toEqual(['charlie', 'golf', 'lima']);
@@ -235,7 +245,10 @@ describe('cursors of workspaces the caller cannot see', () => {
     expect((await client.api('DELETE', `${BASE}/${doomed.id}`, { as: mallory })).status).toBe(200);
 
     for (const args of [byName, {}, { orderBy: { field: 'createdAt', direction: 'ASC' } }]) {
-      for (const direction of [{ first: 10, after: 'cursor' }, { last: 10, before: 'cursor' }]) {
+      for (const direction of [
+        { first: 10, after: 'cursor' },
+        { last: 10, before: 'cursor' },
+      ]) {
         const variables = (cursor: string) => ({ ...args, ...Object.fromEntries(Object.entries(direction).map(([k, v]) => [k, v === 'cursor' ? cursor : v])) });
         const foreign = await client.gql(WORKSPACES, { as: mallory, variables: variables(aliceCursor) });
         const missing = await client.gql(WORKSPACES, { as: mallory, variables: variables(doomedCursor) });
@@ -268,7 +281,10 @@ describe('workspace(id) and node(id)', () => {
   }`;
 
   it('returns the workspace to its members', async () => {
-    for (const [user, role] of [[owner, 'owner'], [member, 'member']] as const) {
+    for (const [user, role] of [
+      [owner, 'owner'],
+      [member, 'member'],
+    ] as const) {
       const result = await client.gql(LOOKUP, { as: user, variables: { id: gid(wsId) } });
       expect(result.errors).toBeUndefined();
       expect(result.data.workspace).toEqual({ id: gid(wsId), databaseId: wsId, name: 'Lookup', role });
@@ -388,10 +404,18 @@ describe('workspace mutations', () => {
     const cleared = await client.gql(UPDATE, { as: owner, variables: { id, input: { description: null, name: null } } });
     expect(cleared.data.updateWorkspace.data).toMatchObject({ name: 'After', description: null });
     const invalid = await client.gql(UPDATE, { as: owner, variables: { id, input: { name: '' } } });
-    expect(invalid.data.updateWorkspace).toEqual({ __typename: 'ValidationError', details: [{ field: 'name', message: expect.any(String) }], message: expect.any(String), code: 'VALIDATION_FAILED' });
+    expect(invalid.data.updateWorkspace).toEqual({
+      __typename: 'ValidationError',
+      details: [{ field: 'name', message: expect.any(String) }],
+      message: expect.any(String),
+      code: 'VALIDATION_FAILED',
+    });
 
     const archived = await client.gql(ARCHIVE, { as: owner, variables: { id, isArchived: true } });
-    expect(archived.data.setWorkspaceArchived).toMatchObject({ __typename: 'MutationSetWorkspaceArchivedSuccess', data: { id, isArchived: true, archivedAt: expect.any(String) } });
+    expect(archived.data.setWorkspaceArchived).toMatchObject({
+      __typename: 'MutationSetWorkspaceArchivedSuccess',
+      data: { id, isArchived: true, archivedAt: expect.any(String) },
+    });
     const again = await client.gql(ARCHIVE, { as: owner, variables: { id, isArchived: true } });
     expect(again.data.setWorkspaceArchived.data.archivedAt).toBe(archived.data.setWorkspaceArchived.data.archivedAt);
     const unarchived = await client.gql(ARCHIVE, { as: owner, variables: { id, isArchived: false } });
@@ -467,7 +491,12 @@ describe('workspace mutations', () => {
     const duplicate = await client.gql(ADD, { as: owner, variables: { workspaceId, email: user.email } });
     expect(duplicate.data.addWorkspaceMember).toMatchObject({ __typename: 'ConflictError', code: 'CONFLICT' });
     const badEmail = await client.gql(ADD, { as: owner, variables: { workspaceId, email: 'nope' } });
-    expect(badEmail.data.addWorkspaceMember).toEqual({ __typename: 'ValidationError', details: [{ field: 'email' }], message: expect.any(String), code: 'VALIDATION_FAILED' });
+    expect(badEmail.data.addWorkspaceMember).toEqual({
+      __typename: 'ValidationError',
+      details: [{ field: 'email' }],
+      message: expect.any(String),
+      code: 'VALIDATION_FAILED',
+    });
 
     const ownerMemberId = (await client.api('GET', `${BASE}/members`, { as: owner, workspaceId: ws.id })).body[0].id;
     const demoteLast = await client.gql(ROLE, { as: owner, variables: { workspaceId, memberId: ownerMemberId, role: 'member' } });
@@ -476,7 +505,10 @@ describe('workspace mutations', () => {
     expect(leaveLast.data.removeWorkspaceMember).toMatchObject({ __typename: 'ConflictError', code: 'CONFLICT' });
 
     const promoted = await client.gql(ROLE, { as: owner, variables: { workspaceId, memberId, role: 'owner' } });
-    expect(promoted.data.updateWorkspaceMemberRole).toEqual({ __typename: 'MutationUpdateWorkspaceMemberRoleSuccess', data: { id: memberId, role: 'owner', user: { id: user.id } } });
+    expect(promoted.data.updateWorkspaceMemberRole).toEqual({
+      __typename: 'MutationUpdateWorkspaceMemberRoleSuccess',
+      data: { id: memberId, role: 'owner', user: { id: user.id } },
+    });
     const missingMember = await client.gql(ROLE, { as: owner, variables: { workspaceId, memberId: randomUUID(), role: 'owner' } });
     expect(missingMember.data.updateWorkspaceMemberRole).toMatchObject({ __typename: 'NotFoundError', message: 'Member not found' });
 

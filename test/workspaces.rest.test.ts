@@ -28,7 +28,7 @@ async function list(as: TestUser, query: Record<string, string | number | boolea
 
 async function createMany(owner: TestUser, count: number, fields: (i: number) => Record<string, unknown> = () => ({})) {
   const created: Workspace[] = [];
-  for (let i = 0; i < count; i++) created.push(await client.createWorkspace(owner, fields(i)) as Workspace);
+  for (let i = 0; i < count; i++) created.push((await client.createWorkspace(owner, fields(i))) as Workspace);
   return created;
 }
 
@@ -38,13 +38,28 @@ const REASON: Record<number, string> = { 400: 'Bad Request', 401: 'Unauthorized'
 function expectError(response: { status: number; body: any }, status: number, code: string) {
   expect(response.status, JSON.stringify(response.body)).toBe(status);
   expect(response.body).toMatchObject({ statusCode: status, error: REASON[status], code, message: expect.any(String) });
-  expect(Object.keys(response.body).every((key) => ['statusCode', 'error', 'code', 'message', 'details'].includes(key)), JSON.stringify(response.body)).toBe(true);
+  expect(
+    Object.keys(response.body).every((key) => ['statusCode', 'error', 'code', 'message', 'details'].includes(key)),
+    JSON.stringify(response.body),
+  ).toBe(true);
   for (const detail of response.body.details ?? []) expect(detail).toEqual({ field: expect.any(String), message: expect.any(String) });
 }
 
 const WORKSPACE_KEYS = [
-  'archivedAt', 'createdAt', 'description', 'id', 'isAssetsDiscovery', 'isAutoEnableAssetAfterDiscovered',
-  'memberCount', 'name', 'nodeId', 'ownerId', 'role', 'targetCount', 'updatedAt', 'workspaceMembers',
+  'archivedAt',
+  'createdAt',
+  'description',
+  'id',
+  'isAssetsDiscovery',
+  'isAutoEnableAssetAfterDiscovered',
+  'memberCount',
+  'name',
+  'nodeId',
+  'ownerId',
+  'role',
+  'targetCount',
+  'updatedAt',
+  'workspaceMembers',
 ];
 
 function fields(response: { body: any }): string[] {
@@ -74,12 +89,22 @@ describe('GET /api/workspaces: paging', () => {
     expect(response.status).toBe(200);
     expect(response.body).toMatchObject({ total: 23, page: 1, limit: 10, hasNextPage: true, pageCount: 3 });
     expect(Object.keys(response.body).sort()).toEqual(['data', 'hasNextPage', 'limit', 'page', 'pageCount', 'total']);
-    expect(response.body.data.map((w: Workspace) => w.id)).toEqual(sorted(all, 'createdAt', 'DESC').slice(0, 10).map((w) => w.id));
+    expect(response.body.data.map((w: Workspace) => w.id)).toEqual(
+      sorted(all, 'createdAt', 'DESC')
+        .slice(0, 10)
+        .map((w) => w.id),
+    );
     for (const item of response.body.data) {
       expect(Object.keys(item).sort()).toEqual(WORKSPACE_KEYS);
       expect(item).toMatchObject({ role: 'owner', ownerId: owner.id, memberCount: 1, targetCount: 0, archivedAt: null });
       expect(item.workspaceMembers).toEqual([
-        { id: expect.stringMatching(UUID), role: 'owner', user: { id: owner.id, name: 'Pager', image: null }, createdAt: expect.stringMatching(ISO), updatedAt: expect.stringMatching(ISO) },
+        {
+          id: expect.stringMatching(UUID),
+          role: 'owner',
+          user: { id: owner.id, name: 'Pager', image: null },
+          createdAt: expect.stringMatching(ISO),
+          updatedAt: expect.stringMatching(ISO),
+        },
       ]);
     }
   });
@@ -185,7 +210,10 @@ describe('GET /api/workspaces: filters and sorts', () => {
     byName = Object.fromEntries(created.map((w) => [w.name, w]));
     // Touch in a different order than creation so updatedAt sorts differently from createdAt.
     for (const name of ['charlie', 'alpha', 'echo external']) {
-      const response = await client.api('PATCH', `${BASE}/${byName[name]!.id}`, { as: owner, body: { description: `${byName[name]!.description ?? ''} touched` } });
+      const response = await client.api('PATCH', `${BASE}/${byName[name]!.id}`, {
+        as: owner,
+        body: { description: `${byName[name]!.description ?? ''} touched` },
+      });
       expect(response.status).toBe(200);
       byName[name] = response.body;
     }
@@ -730,8 +758,14 @@ describe('role-based permissions', () => {
     ];
     for (const response of await Promise.all(attempts)) expectError(response, 403, 'FORBIDDEN');
 
-    const [memberMembership] = (await client.api('GET', `${BASE}/members`, { as: member, workspaceId: ws.id })).body.filter((m: any) => m.user.id === member.id);
-    expectError(await client.api('PATCH', `${BASE}/members/${memberMembership.id}`, { as: member, workspaceId: ws.id, body: { role: 'owner' } }), 403, 'FORBIDDEN');
+    const [memberMembership] = (await client.api('GET', `${BASE}/members`, { as: member, workspaceId: ws.id })).body.filter(
+      (m: any) => m.user.id === member.id,
+    );
+    expectError(
+      await client.api('PATCH', `${BASE}/members/${memberMembership.id}`, { as: member, workspaceId: ws.id, body: { role: 'owner' } }),
+      403,
+      'FORBIDDEN',
+    );
 
     const unchanged = await client.api('GET', `${BASE}/${ws.id}`, { as: owner });
     expect(unchanged.body).toMatchObject({ name: 'Guarded', archivedAt: null, isAssetsDiscovery: true, memberCount: 2 });
@@ -820,12 +854,16 @@ describe('the workspace of scoped routes', () => {
     }
     // node:http sends header names exactly as written (fetch may normalise them).
     const raw = await new Promise<{ status: number; body: string }>((resolve, reject) => {
-      const request = httpRequest(`${server.url}${BASE}/members`, { headers: { Authorization: `Bearer ${owner.token}`, 'X-WORKSPACE-ID': ws.id } }, (response) => {
-        let body = '';
-        response.setEncoding('utf8');
-        response.on('data', (chunk: string) => (body += chunk));
-        response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
-      });
+      const request = httpRequest(
+        `${server.url}${BASE}/members`,
+        { headers: { Authorization: `Bearer ${owner.token}`, 'X-WORKSPACE-ID': ws.id } },
+        (response) => {
+          let body = '';
+          response.setEncoding('utf8');
+          response.on('data', (chunk: string) => (body += chunk));
+          response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
+        },
+      );
       request.on('error', reject);
       request.end();
     });

@@ -24,7 +24,11 @@ beforeAll(async () => {
 
   viewer = await client.signUp('Counter');
   const prisma = server.db.prisma;
-  const others = Array.from({ length: 5 }, (_, i) => ({ id: `sql-count-user-${i}`, name: `Colleague ${i}`, email: `colleague${i}.${randomUUID()}@example.test` }));
+  const others = Array.from({ length: 5 }, (_, i) => ({
+    id: `sql-count-user-${i}`,
+    name: `Colleague ${i}`,
+    email: `colleague${i}.${randomUUID()}@example.test`,
+  }));
   await prisma.user.createMany({ data: others });
 
   const start = Date.now() - WORKSPACE_COUNT * 60_000;

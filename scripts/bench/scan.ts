@@ -295,7 +295,9 @@ async function main(): Promise<void> {
   const started = performance.now();
   const loadAtStart = loadavg();
   const cpuList = cpus();
-  const ulimit = await run('sh', ['-c', 'ulimit -n'], 5_000).then((r) => r.stdout.trim()).catch(() => '?');
+  const ulimit = await run('sh', ['-c', 'ulimit -n'], 5_000)
+    .then((r) => r.stdout.trim())
+    .catch(() => '?');
   const nmapVersion = await ensureNmap(progress);
 
   // A block of 1,000 closed ports, then 5 greeting services at random places inside it.
@@ -432,7 +434,13 @@ async function main(): Promise<void> {
   onCleanup('websocket clients', () => Promise.all(clients.map((live) => Promise.resolve(live.client.dispose()))));
   for (let i = 0; i < WS_CLIENTS; i++) {
     const live: LiveClient = {
-      client: createClient({ url: wsUrl, webSocketImpl: WebSocket, connectionParams: { authorization: `Bearer ${rest.token()}` }, retryAttempts: 0, lazy: true }),
+      client: createClient({
+        url: wsUrl,
+        webSocketImpl: WebSocket,
+        connectionParams: { authorization: `Bearer ${rest.token()}` },
+        retryAttempts: 0,
+        lazy: true,
+      }),
       events: [],
       probes: [],
       readySeen: false,
@@ -461,7 +469,12 @@ async function main(): Promise<void> {
     const failed = clients.find((live) => live.error);
     if (failed) throw new Error(`a websocket client failed: ${JSON.stringify(failed.error)}`);
     if (performance.now() > readyDeadline) throw new Error(`only ${clients.filter((l) => l.readySeen).length}/${WS_CLIENTS} subscriptions live after 30s`);
-    app.deps.pubsub.publish('workspace:event', workspace.id, { type: READY_TYPE, workspaceId: workspace.id, entityId: `ready-${n}`, at: new Date().toISOString() });
+    app.deps.pubsub.publish('workspace:event', workspace.id, {
+      type: READY_TYPE,
+      workspaceId: workspace.id,
+      entityId: `ready-${n}`,
+      at: new Date().toISOString(),
+    });
     await sleep(100);
   }
   await sleep(200); // let late markers drain
@@ -483,15 +496,26 @@ async function main(): Promise<void> {
   recording = 'probes';
   loopDelay.probes.enable();
   for (let n = 0; n < PROBES; n++) {
-    app.deps.pubsub.publish('workspace:event', workspace.id, { type: PROBE_TYPE, workspaceId: workspace.id, entityId: `probe-${n}`, at: new Date().toISOString() });
+    app.deps.pubsub.publish('workspace:event', workspace.id, {
+      type: PROBE_TYPE,
+      workspaceId: workspace.id,
+      entityId: `probe-${n}`,
+      at: new Date().toISOString(),
+    });
     await sleep(50);
   }
   await settle(published.probes, () => clients.map((live) => live.probes.length), 10_000);
   loopDelay.probes.disable();
   recording = undefined;
 
-  const scanDelivery = analyze(published.scans, clients.map((live) => live.events));
-  const probeDelivery = analyze(published.probes, clients.map((live) => live.probes));
+  const scanDelivery = analyze(
+    published.scans,
+    clients.map((live) => live.events),
+  );
+  const probeDelivery = analyze(
+    published.probes,
+    clients.map((live) => live.probes),
+  );
   const clientErrors = clients.filter((live) => live.error).length;
   const typeCounts = new Map<string, number>();
   for (const { payload } of published.scans) typeCounts.set(payload.type, (typeCounts.get(payload.type) ?? 0) + 1);
@@ -502,10 +526,16 @@ async function main(): Promise<void> {
   out('='.repeat(60));
   out(`machine   ${cpuList.length} logical cores (availableParallelism ${availableParallelism()}), ${cpuList[0]?.model ?? 'unknown CPU'}`);
   out(`          ${arch()} Linux ${release()}, ${fmt(totalmem() / 2 ** 30, 1)} GiB RAM, ulimit -n ${ulimit}`);
-  out(`load      1/5/15-min load average at start ${loadAtStart.map((l) => l.toFixed(2)).join(' ')}, at end ${loadavg().map((l) => l.toFixed(2)).join(' ')} (other work on this machine skews results)`);
+  out(
+    `load      1/5/15-min load average at start ${loadAtStart.map((l) => l.toFixed(2)).join(' ')}, at end ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')} (other work on this machine skews results)`,
+  );
   out(`runtime   node ${process.version}, ${nmapVersion}`);
   out(`app       in-process createApp(), embedded PGlite (${dataDir}), started in ${fmt(appStartMs / 1000, 1)} s, ${baseUrl}`);
-  out(`limits    SCAN_MAX_REQUESTS_PER_SECOND=${SCAN_LIMITS.SCAN_MAX_REQUESTS_PER_SECOND} SCAN_MAX_CONCURRENCY_PER_HOST=${SCAN_LIMITS.SCAN_MAX_CONCURRENCY_PER_HOST} for this benchmark`);
+  out(
+    `limits    SCAN_MAX_REQUESTS_PER_SECOND=${SCAN_LIMITS.SCAN_MAX_REQUESTS_PER_SECOND} SCAN_MAX_CONCURRENCY_PER_HOST=${SCAN_LIMITS.SCAN_MAX_CONCURRENCY_PER_HOST} for this benchmark`,
+  );
   out('          (defaults 100/s and 64 per host are deliberately polite: a 1,000-port sweep would take ~10 s;');
   out('          env.ts caps the rate at 10,000/s). Per scan: portConcurrency 500, requestsPerSecond 1000 (API maxima),');
   out(`          timeoutMs ${CONNECT_TIMEOUT_MS}.`);
@@ -562,7 +592,15 @@ async function main(): Promise<void> {
   out();
   const latencyRow = (phase: string, name: string, values: number[], resolution: string) => {
     const sorted = [...values].sort((a, b) => a - b);
-    return [phase, name, resolution, String(sorted.length), fmt(percentile(sorted, 50), 2), fmt(percentile(sorted, 99), 2), fmt(sorted.at(-1) ?? Number.NaN, 2)];
+    return [
+      phase,
+      name,
+      resolution,
+      String(sorted.length),
+      fmt(percentile(sorted, 50), 2),
+      fmt(percentile(sorted, 99), 2),
+      fmt(sorted.at(-1) ?? Number.NaN, 2),
+    ];
   };
   out(
     table(
@@ -583,7 +621,10 @@ async function main(): Promise<void> {
   const delay = (h: IntervalHistogram) => `p50 ${fmt(h.percentile(50) / 1e6, 1)} ms, p99 ${fmt(h.percentile(99) / 1e6, 1)} ms, max ${fmt(h.max / 1e6, 1)} ms`;
   out(`   event-loop delay of this process (monitorEventLoopDelay, 5 ms sampling): a) ${delay(loopDelay.scans)}; b) ${delay(loopDelay.probes)}`);
   const lossOk = (d: Delivery) => d.missing === 0 && d.extra === 0 && clientErrors === 0 && d.complete === WS_CLIENTS && d.published > 0;
-  for (const [phase, d] of [['a) scans', scanDelivery], ['b) idle', probeDelivery]] as const) {
+  for (const [phase, d] of [
+    ['a) scans', scanDelivery],
+    ['b) idle', probeDelivery],
+  ] as const) {
     out(
       `   delivery ${phase}: ${d.complete}/${WS_CLIENTS} clients received every one of ${d.published} events; samples ${d.precise.length}/${d.published * WS_CLIENTS}; ` +
         `missing ${d.missing}, unmatched ${d.extra}, client errors ${clientErrors} → ${lossOk(d) ? 'NO LOSS' : '!!! LOSS OR ERRORS !!!'}`,

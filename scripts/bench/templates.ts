@@ -43,17 +43,35 @@ const out = (line = '') => process.stdout.write(`${line}\n`);
 
 type Route = (req: http.IncomingMessage, res: http.ServerResponse) => void;
 const HOME = '<!doctype html><html><head><title>Bench</title></head><body><h1>Bench site</h1></body></html>';
-const text = (body: string, headers: Record<string, string> = {}): Route => (_req, res) => res.writeHead(200, { 'content-type': 'text/plain', ...headers }).end(body);
+const text =
+  (body: string, headers: Record<string, string> = {}): Route =>
+  (_req, res) =>
+    res.writeHead(200, { 'content-type': 'text/plain', ...headers }).end(body);
 
 /** One exposure per host, round robin: the pack has work to report, not only to miss. */
 const EXPOSURES: Array<Record<string, Route>> = [
   { '/.env': text('APP_KEY=base64:abc\nDB_PASSWORD=secret\n') },
-  { '/server-status': (_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<html><h1>Apache Server Status for bench</h1><dt>Server Version: Apache/2.4.57</dt></html>') },
+  {
+    '/server-status': (_req, res) =>
+      res.writeHead(200, { 'content-type': 'text/html' }).end('<html><h1>Apache Server Status for bench</h1><dt>Server Version: Apache/2.4.57</dt></html>'),
+  },
   { '/robots.txt': text('User-agent: *\nDisallow: /admin/\n') },
-  { '/': (req, res) => res.writeHead(200, { 'content-type': 'text/html', 'access-control-allow-origin': String(req.headers.origin ?? '*'), 'access-control-allow-credentials': 'true' }).end(HOME) },
+  {
+    '/': (req, res) =>
+      res
+        .writeHead(200, {
+          'content-type': 'text/html',
+          'access-control-allow-origin': String(req.headers.origin ?? '*'),
+          'access-control-allow-credentials': 'true',
+        })
+        .end(HOME),
+  },
   { '/metrics': text('# HELP up Up.\n# TYPE up gauge\nup 1\n') },
   { '/.git/config': text('[core]\n\trepositoryformatversion = 0\n') },
-  { '/v2/_catalog': (_req, res) => res.writeHead(200, { 'content-type': 'application/json', 'docker-distribution-api-version': 'registry/2.0' }).end('{"repositories":["a"]}') },
+  {
+    '/v2/_catalog': (_req, res) =>
+      res.writeHead(200, { 'content-type': 'application/json', 'docker-distribution-api-version': 'registry/2.0' }).end('{"repositories":["a"]}'),
+  },
   { '/crossdomain.xml': text('<cross-domain-policy><allow-access-from domain="*"/></cross-domain-policy>') },
 ];
 
@@ -79,8 +97,22 @@ async function startSite(index: number): Promise<{ server: http.Server; port: nu
 function webOf(port: number): WebObservation {
   const url = `http://127.0.0.1:${port}/`;
   return {
-    kind: 'web', host: '127.0.0.1', address: '127.0.0.1', port, scheme: 'http', url, finalUrl: url, status: 200, headers: {}, bodyExcerpt: '',
-    bodyBytesRead: 0, bodyTruncated: false, bodySha256: '', redirectChain: [], technologies: [], responseTimeMs: 1,
+    kind: 'web',
+    host: '127.0.0.1',
+    address: '127.0.0.1',
+    port,
+    scheme: 'http',
+    url,
+    finalUrl: url,
+    status: 200,
+    headers: {},
+    bodyExcerpt: '',
+    bodyBytesRead: 0,
+    bodyTruncated: false,
+    bodySha256: '',
+    redirectChain: [],
+    technologies: [],
+    responseTimeMs: 1,
   };
 }
 
@@ -127,12 +159,19 @@ const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0)
 
 /** Runs one workload in both modes; returns whether everything matched, and prints its table. */
 async function workload(label: string, templates: NucleiTemplate[], web: WebObservation[], guard: ScopeGuard): Promise<{ ok: boolean; ratio: number }> {
-  const run = (cluster: boolean) => runTemplatesOnWeb(templates.map((template) => ({ template })), web, { guard, cluster, timeoutMs: 5_000 });
+  const run = (cluster: boolean) =>
+    runTemplatesOnWeb(
+      templates.map((template) => ({ template })),
+      web,
+      { guard, cluster, timeoutMs: 5_000 },
+    );
   let ok = true;
   const warmOn = await run(true);
   const warmOff = await run(false);
   if (fingerprints(warmOn) !== fingerprints(warmOff) || warmOn.errors.length || warmOff.errors.length) {
-    out(`!!! MISMATCH (${label}): on ${warmOn.findings.length} findings / ${warmOn.errors.length} errors, off ${warmOff.findings.length} / ${warmOff.errors.length}`);
+    out(
+      `!!! MISMATCH (${label}): on ${warmOn.findings.length} findings / ${warmOn.errors.length} errors, off ${warmOff.findings.length} / ${warmOff.errors.length}`,
+    );
     ok = false;
   }
   const runs: Record<'on' | 'off', ModeRuns> = { on: { ms: [], cpuMs: [], sent: 0, saved: 0 }, off: { ms: [], cpuMs: [], sent: 0, saved: 0 } };
@@ -168,7 +207,7 @@ async function workload(label: string, templates: NucleiTemplate[], web: WebObse
       rate(mode).toFixed(0),
       (r.sent / r.ms.length).toFixed(0),
       (r.saved / r.ms.length).toFixed(0),
-      ((r.sent / r.ms.length) / (median(r.ms) / 1000)).toFixed(0),
+      (r.sent / r.ms.length / (median(r.ms) / 1000)).toFixed(0),
     ];
   });
   const header = ['mode', 'runs', 'median ms/run', 'mean ms/run', 'CPU ms/run', 'templates×hosts/s', 'requests sent/run', 'saved/run', 'requests/s'];
@@ -181,7 +220,9 @@ async function workload(label: string, templates: NucleiTemplate[], web: WebObse
   out(`${label}: ${templates.length} templates × ${web.length} hosts = ${perRun} evaluations per run; ${warmOn.findings.length} findings per run`);
   out(line(header));
   for (const row of rows) out(line(row));
-  out(`ratio (clustering on / off): ${ratio.toFixed(2)}× templates×hosts per second (wall clock), ${cpuRatio.toFixed(2)}× per CPU second, ${(fewer * 100).toFixed(0)}% fewer requests`);
+  out(
+    `ratio (clustering on / off): ${ratio.toFixed(2)}× templates×hosts per second (wall clock), ${cpuRatio.toFixed(2)}× per CPU second, ${(fewer * 100).toFixed(0)}% fewer requests`,
+  );
   return { ok, ratio };
 }
 
@@ -193,7 +234,11 @@ async function main(): Promise<number> {
   const guard = createScopeGuard({ allowedNetworks: LOOPBACK_NETWORKS });
   try {
     out(`templates bench: ${HOSTS} loopback hosts, ${SECONDS} s per mode and workload, alternating runs`);
-    out(`node ${process.version}, ${availableParallelism()} CPUs (${cpus()[0]?.model.trim() ?? 'unknown'}), load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+    out(
+      `node ${process.version}, ${availableParallelism()} CPUs (${cpus()[0]?.model.trim() ?? 'unknown'}), load average ${loadavg()
+        .map((l) => l.toFixed(1))
+        .join(' ')}`,
+    );
     const first = await workload('default pack', pack, web, guard);
     const second = await workload(`default pack + ${DETECT} detection templates`, [...pack, ...detection], web, guard);
     out();

@@ -296,7 +296,14 @@ async function main(): Promise<void> {
       body: graphqlBody,
       bytes: 0,
     },
-    { key: 'graphql-get', label: 'GraphQL GET /graphql', url: `${appUrl}/graphql?query=${encodeURIComponent(GRAPHQL_QUERY)}`, method: 'GET', headers: auth, bytes: 0 },
+    {
+      key: 'graphql-get',
+      label: 'GraphQL GET /graphql',
+      url: `${appUrl}/graphql?query=${encodeURIComponent(GRAPHQL_QUERY)}`,
+      method: 'GET',
+      headers: auth,
+      bytes: 0,
+    },
     { key: 'sql', label: 'bare /sql (hand-written SQL)', url: `${bareUrl}/sql`, method: 'GET', headers: {}, bytes: 0 },
     { key: 'static', label: 'bare /static (HTTP limit)', url: `${bareUrl}/static`, method: 'GET', headers: {}, bytes: 0 },
   ];
@@ -331,7 +338,8 @@ async function main(): Promise<void> {
       const startUs = nowUs();
       const result = await load(target, DURATION);
       checkAllOk(target, result, 'measured');
-      if (!target.url.startsWith(bareUrl)) windows.push({ label: `${target.label}${ROUNDS > 1 ? ` (round ${round})` : ''}`, startUs, endUs: nowUs(), requests: result['2xx'] });
+      if (!target.url.startsWith(bareUrl))
+        windows.push({ label: `${target.label}${ROUNDS > 1 ? ` (round ${round})` : ''}`, startUs, endUs: nowUs(), requests: result['2xx'] });
       const measured = { target, rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, requests: result['2xx'] };
       rounds.set(target.key, [...(rounds.get(target.key) ?? []), measured]);
       process.stdout.write(` ${Math.round(result.requests.average)} req/s\n`);
@@ -344,7 +352,15 @@ async function main(): Promise<void> {
 
   // The table.
   const sql = results.find((r) => r.target.key === 'sql');
-  const header = [pad('target', 32), pad('req/s', 9, true), pad('p50 ms', 8, true), pad('p99 ms', 8, true), pad('vs /sql', 8, true), pad('body B', 8, true), pad('requests', 9, true)];
+  const header = [
+    pad('target', 32),
+    pad('req/s', 9, true),
+    pad('p50 ms', 8, true),
+    pad('p99 ms', 8, true),
+    pad('vs /sql', 8, true),
+    pad('body B', 8, true),
+    pad('requests', 9, true),
+  ];
   console.log('');
   console.log(
     `cores: ${cpus().length}   node: ${process.version}   duration: ${DURATION}s (+${WARMUP}s warm-up)${ROUNDS > 1 ? ` x ${ROUNDS} rounds (median)` : ''}   connections: ${CONNECTIONS}   load average now: ${loadAverage()}`,
@@ -364,7 +380,7 @@ async function main(): Promise<void> {
       ].join('  '),
     );
   }
-  console.log('(req/s: mean over the window; latency at autocannon\'s 1 ms resolution; body B: response body bytes; requests: 2xx answers measured)');
+  console.log("(req/s: mean over the window; latency at autocannon's 1 ms resolution; body B: response body bytes; requests: 2xx answers measured)");
   console.log('');
   const restResult = results.find((r) => r.target.key === 'rest');
   if (restResult && sql) {

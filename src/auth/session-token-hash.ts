@@ -29,7 +29,8 @@ function hashWhere(where: Where[] | undefined): { where: Where[] | undefined; pr
       if (!clause.operator || clause.operator === 'eq') presented = value;
       return { ...clause, value: hashSessionToken(value) };
     }
-    if (Array.isArray(value)) return { ...clause, value: (value as unknown[]).map((item) => (typeof item === 'string' ? hashSessionToken(item) : item)) } as Where;
+    if (Array.isArray(value))
+      return { ...clause, value: (value as unknown[]).map((item) => (typeof item === 'string' ? hashSessionToken(item) : item)) } as Where;
     return clause;
   });
   return { where: hashed, presented };
@@ -66,7 +67,8 @@ function wrap<A extends DBTransactionAdapter<BetterAuthOptions>>(inner: A): A {
       const { where, presented } = hashWhere(args.where);
       return withToken(await inner.update({ ...args, where: where!, update: hashFields(args.update) }), presented);
     },
-    updateMany: (args) => (isSession(args.model) ? inner.updateMany({ ...args, where: hashWhere(args.where).where!, update: hashFields(args.update) }) : inner.updateMany(args)),
+    updateMany: (args) =>
+      isSession(args.model) ? inner.updateMany({ ...args, where: hashWhere(args.where).where!, update: hashFields(args.update) }) : inner.updateMany(args),
     delete: (args) => (isSession(args.model) ? inner.delete({ ...args, where: hashWhere(args.where).where! }) : inner.delete(args)),
     deleteMany: (args) => (isSession(args.model) ? inner.deleteMany({ ...args, where: hashWhere(args.where).where! }) : inner.deleteMany(args)),
     consumeOne: async (args) => {

@@ -60,7 +60,10 @@ export async function readMigrations(dir = defaultMigrationsDir): Promise<Migrat
     if (e.code === 'ENOENT') return [];
     throw e;
   });
-  const names = entries.filter((e) => e.isDirectory()).map((e) => e.name).sort();
+  const names = entries
+    .filter((e) => e.isDirectory())
+    .map((e) => e.name)
+    .sort();
   return Promise.all(
     names.map(async (name) => {
       const file = path.join(dir, name, 'migration.sql');
@@ -111,20 +114,13 @@ function checkHistory(migrations: Migration[], rows: HistoryRow[], log: (msg: st
  * BEGIN/COMMIT, as Prisma emits for some enum changes, ends our transaction early; that is no worse than
  * Prisma, which runs scripts without a wrapping transaction.)
  */
-export async function applyMigrations(
-  db: SqlExecutor,
-  opts: { migrationsDir?: string; log?: (msg: string) => void } = {},
-): Promise<{ applied: string[] }> {
+export async function applyMigrations(db: SqlExecutor, opts: { migrationsDir?: string; log?: (msg: string) => void } = {}): Promise<{ applied: string[] }> {
   const migrations = await readMigrations(opts.migrationsDir);
   const run = (conn: SqlExecutor) => applyOnConnection(conn, migrations, opts.log ?? (() => {}));
   return db.session ? db.session(run) : run(db);
 }
 
-async function applyOnConnection(
-  db: SqlExecutor,
-  migrations: Migration[],
-  log: (msg: string) => void,
-): Promise<{ applied: string[] }> {
+async function applyOnConnection(db: SqlExecutor, migrations: Migration[], log: (msg: string) => void): Promise<{ applied: string[] }> {
   const applied: string[] = [];
   let locked = false;
   let succeeded = false;

@@ -6,11 +6,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PGlite } from '@electric-sql/pglite';
-import {
-  bindMigrationAwareSqlAdapterFactory,
-  type SqlDriverAdapter,
-  type SqlMigrationAwareDriverAdapterFactory,
-} from '@prisma/driver-adapter-utils';
+import { bindMigrationAwareSqlAdapterFactory, type SqlDriverAdapter, type SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
 import * as engineGlue from '@prisma/schema-engine-wasm/schema_engine_bg';
 import type { MigrationList } from '@prisma/schema-engine-wasm/schema_engine_bg';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
@@ -45,9 +41,7 @@ function loadEngine(): Promise<typeof engineGlue> {
 /** The migrations directory in the shape the engine wants (as the Prisma CLI builds it). */
 export async function readMigrationList(baseDir: string): Promise<MigrationList> {
   const lockfile = await readFile(path.join(baseDir, LOCKFILE_NAME), 'utf8').catch(() => null);
-  const dirs = (await readdir(baseDir, { withFileTypes: true }).catch(() => []))
-    .filter((d) => d.isDirectory())
-    .sort((a, b) => (a.name < b.name ? -1 : 1));
+  const dirs = (await readdir(baseDir, { withFileTypes: true }).catch(() => [])).filter((d) => d.isDirectory()).sort((a, b) => (a.name < b.name ? -1 : 1));
   return {
     baseDir,
     // Before the first migration there is no lockfile yet, and the engine refuses to guess the provider.
@@ -91,9 +85,7 @@ async function connect(pglite: PGlite): Promise<SqlDriverAdapter> {
  * Returns the SQL that would bring a database migrated with every migration in `migrationsDir` to
  * `schemaPath`, or '' when they are in sync.
  */
-export async function diffMigrationsToSchema(
-  opts: { migrationsDir?: string; schemaPath?: string } = {},
-): Promise<string> {
+export async function diffMigrationsToSchema(opts: { migrationsDir?: string; schemaPath?: string } = {}): Promise<string> {
   const schemaPath = opts.schemaPath ?? defaultSchemaPath;
   const schema = await readFile(schemaPath, 'utf8');
   const migrationsList = await readMigrationList(opts.migrationsDir ?? defaultMigrationsDir);

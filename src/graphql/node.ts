@@ -21,11 +21,16 @@ async function resolveNode(value: string | number, ctx: GraphQLContext, info: Gr
   const parsed = parseId(String(value));
   const types = nodeTypeNames(info);
   if (!parsed || (parsed.typename !== null && !types.includes(parsed.typename))) {
-    throw new PothosValidationError("Invalid id: neither the global id of a Node (its `id`) nor a UUID (its `databaseId`)");
+    throw new PothosValidationError('Invalid id: neither the global id of a Node (its `id`) nor a UUID (its `databaseId`)');
   }
   // A UUID names no type: ask each (a primary-key read apiece, through each type's visibility rule); UUIDs do not collide.
   const candidates = parsed.typename ? [parsed.typename] : types;
-  const found = await resolveNodes(builder, ctx, info, candidates.map((typename) => ({ typename, id: parsed.id })));
+  const found = await resolveNodes(
+    builder,
+    ctx,
+    info,
+    candidates.map((typename) => ({ typename, id: parsed.id })),
+  );
   return found.find((node) => node != null) ?? null;
 }
 

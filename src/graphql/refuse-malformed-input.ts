@@ -27,7 +27,9 @@ export function refuseMalformedInput(): Plugin {
   const check = (document: DocumentNode, variables: unknown): GraphQLError | null => {
     const problem = inputProblem(variables ?? {});
     if (problem) return toGraphQLError(problem);
-    return literalWithNul(document) ? new GraphQLError('Invalid input: a string literal must not contain NUL characters (\\u0000)', { extensions: { code: 'VALIDATION_FAILED' } }) : null;
+    return literalWithNul(document)
+      ? new GraphQLError('Invalid input: a string literal must not contain NUL characters (\\u0000)', { extensions: { code: 'VALIDATION_FAILED' } })
+      : null;
   };
   return {
     onExecute({ args, setResultAndStopExecution }) {

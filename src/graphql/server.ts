@@ -51,7 +51,11 @@ function maskError(error: unknown, message: string): Error {
   }
   // A GraphQL-level refusal wrapping another (a variable of the wrong type, a value a scalar refused): the client's.
   if (error instanceof GraphQLError && original instanceof GraphQLError) {
-    return new GraphQLError(error.message, { nodes: error.nodes, path: error.path, extensions: { ...error.extensions, code: error.extensions.code ?? 'BAD_USER_INPUT' } });
+    return new GraphQLError(error.message, {
+      nodes: error.nodes,
+      path: error.path,
+      extensions: { ...error.extensions, code: error.extensions.code ?? 'BAD_USER_INPUT' },
+    });
   }
   if (error instanceof GraphQLError && !error.originalError) return error;
   // The database out of reach: 503 and Retry-After over HTTP (yoga reads and strips `http`), the code everywhere.

@@ -13,7 +13,12 @@ export function groupBuiltinAndOwn<Row extends { workspaceId: string | null; set
     visible.has(workspaceId)
       ? rows
           .filter((row) => row.workspaceId === null || row.workspaceId === workspaceId)
-          .map((row) => toResponse(row, row.settings.find((setting) => setting.workspaceId === workspaceId)))
+          .map((row) =>
+            toResponse(
+              row,
+              row.settings.find((setting) => setting.workspaceId === workspaceId),
+            ),
+          )
       : [],
   );
 }

@@ -36,7 +36,7 @@ function isGone(pid: number): boolean {
     return (error as NodeJS.ErrnoException).code !== 'EPERM';
   }
   const stat = readProc(pid, 'stat');
-  return stat !== undefined && stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z');
+  return stat?.slice(stat.lastIndexOf(')') + 2).startsWith('Z') ?? false;
 }
 
 /**

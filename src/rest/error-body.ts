@@ -27,7 +27,10 @@ export function toErrorBody(error: unknown): ErrorBody {
   if (isZodError(cause)) return errorBody(issuesToValidationError(cause.issues));
   if (error instanceof TRPCError) {
     const mapped = TRPC_CODE_TO_APP[error.code];
-    if (mapped) return errorBody(new AppError(mapped.code, error.code === 'UNSUPPORTED_MEDIA_TYPE' || error.code === 'NOT_FOUND' ? mapped.message : error.message || mapped.message));
+    if (mapped)
+      return errorBody(
+        new AppError(mapped.code, error.code === 'UNSUPPORTED_MEDIA_TYPE' || error.code === 'NOT_FOUND' ? mapped.message : error.message || mapped.message),
+      );
   }
   const unavailable = databaseUnavailableError(cause);
   if (unavailable) return errorBody(unavailable);

@@ -51,7 +51,9 @@ export function inputProblem(value: unknown, options: InspectOptions = {}): AppE
 
 function nulError(path: (string | number)[]): ValidationError {
   const field = fieldName(path);
-  return new ValidationError(`Invalid input: ${field}: must not contain NUL characters (\\u0000)`, [{ field, message: 'must not contain NUL characters (\\u0000)' }]);
+  return new ValidationError(`Invalid input: ${field}: must not contain NUL characters (\\u0000)`, [
+    { field, message: 'must not contain NUL characters (\\u0000)' },
+  ]);
 }
 
 /** Every operation that takes a body declares a JSON object; anything else (`[]`, `"text"`, `3`, `null`) is a 400. */

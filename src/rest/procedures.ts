@@ -13,7 +13,10 @@ import { middleware, procedure } from './trpc.js';
 
 /** `X-Workspace-Id` as the OpenAPI document shows it; workspace-scoped operations put it in `meta.openapi.requestHeaders`. */
 export const requestHeaders = z.object({
-  'x-workspace-id': z.string().optional().meta({ description: 'The workspace to work in (or a `wid` cookie). A value that is not a workspace of yours answers 404.' }),
+  'x-workspace-id': z
+    .string()
+    .optional()
+    .meta({ description: 'The workspace to work in (or a `wid` cookie). A value that is not a workspace of yours answers 404.' }),
 });
 
 /**

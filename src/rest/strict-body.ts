@@ -24,7 +24,7 @@ function unwrap(schema: AnySchema): AnySchema {
 
 function pinShape(schema: AnySchema, seen: Set<unknown>): void {
   const def = schema._zod?.def;
-  if (!def || def.type !== 'object' || seen.has(def)) return;
+  if (def?.type !== 'object' || seen.has(def)) return;
   seen.add(def);
   for (const field of Object.values(def.shape as Record<string, AnySchema>)) {
     const inner = unwrap(field);

@@ -80,12 +80,7 @@ export function httpRequest(options: HttpRequestOptions): Promise<HttpResponse> 
   return options.limiter ? options.limiter.run(connect.host, send) : send();
 }
 
-function sendRequest(
-  url: URL,
-  hostname: string,
-  connect: { host: string; lookup?: net.LookupFunction },
-  options: HttpRequestOptions,
-): Promise<HttpResponse> {
+function sendRequest(url: URL, hostname: string, connect: { host: string; lookup?: net.LookupFunction }, options: HttpRequestOptions): Promise<HttpResponse> {
   const isHttps = url.protocol === 'https:';
   const timeoutMs = options.timeoutMs ?? DEFAULT_HTTP_TIMEOUT_MS;
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
@@ -131,10 +126,7 @@ function sendRequest(
     };
 
     const request = (isHttps ? https : http).request(requestOptions);
-    const deadline = setTimeout(
-      () => fail(Object.assign(new Error(`no complete response within ${timeoutMs} ms`), { code: 'ETIMEDOUT' })),
-      timeoutMs,
-    );
+    const deadline = setTimeout(() => fail(Object.assign(new Error(`no complete response within ${timeoutMs} ms`), { code: 'ETIMEDOUT' })), timeoutMs);
     request.on('socket', (socket) => {
       if (!isHttps) return;
       socket.once('secureConnect', () => {

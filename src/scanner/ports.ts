@@ -16,11 +16,10 @@ import type { ServiceObservation } from './types.js';
  * admin panels, databases and container/cluster APIs that attack-surface scans most often find exposed.
  */
 export const TOP_PORTS: readonly number[] = [
-  21, 22, 23, 25, 53, 80, 81, 88, 110, 111, 119, 135, 139, 143, 179, 389, 443, 445, 465, 514, 515, 548, 554, 587, 631,
-  636, 873, 902, 990, 993, 995, 1025, 1080, 1194, 1433, 1521, 1723, 1883, 1900, 2049, 2082, 2083, 2086, 2087, 2121, 2181,
-  2375, 2376, 2379, 3000, 3128, 3306, 3389, 3690, 4443, 4444, 4848, 5000, 5001, 5060, 5432, 5601, 5672, 5900, 5984, 5985,
-  5986, 6000, 6379, 6443, 7001, 7443, 8000, 8008, 8009, 8080, 8081, 8088, 8089, 8161, 8443, 8500, 8834, 8888, 9000, 9001,
-  9042, 9090, 9092, 9100, 9200, 9300, 9418, 9443, 10000, 10250, 11211, 15672, 27017, 49152,
+  21, 22, 23, 25, 53, 80, 81, 88, 110, 111, 119, 135, 139, 143, 179, 389, 443, 445, 465, 514, 515, 548, 554, 587, 631, 636, 873, 902, 990, 993, 995, 1025, 1080,
+  1194, 1433, 1521, 1723, 1883, 1900, 2049, 2082, 2083, 2086, 2087, 2121, 2181, 2375, 2376, 2379, 3000, 3128, 3306, 3389, 3690, 4443, 4444, 4848, 5000, 5001,
+  5060, 5432, 5601, 5672, 5900, 5984, 5985, 5986, 6000, 6379, 6443, 7001, 7443, 8000, 8008, 8009, 8080, 8081, 8088, 8089, 8161, 8443, 8500, 8834, 8888, 9000,
+  9001, 9042, 9090, 9092, 9100, 9200, 9300, 9418, 9443, 10000, 10250, 11211, 15672, 27017, 49152,
 ];
 
 /** Upper bound on one scan's port count, so a typo like `1-65535` on many hosts cannot become a flood. */
@@ -150,9 +149,7 @@ function describeService(address: string, port: number, raw: Buffer): ServiceObs
 /** Text as-is when it is UTF-8, bytes as Latin-1 otherwise; control characters escaped so it stores and prints safely. */
 function printableBanner(raw: Buffer): string {
   const text = isUtf8(raw) ? raw.toString('utf8') : raw.toString('latin1');
-  return text
-    .replace(/[\r\n]+$/, '')
-    .replace(/[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+  return text.replace(/[\r\n]+$/, '').replace(/[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
 }
 
 interface BannerIdentity {
@@ -190,19 +187,103 @@ export function identifyBanner(raw: Buffer, port: number): BannerIdentity | unde
 
 /** Conventional assignments; a guess only, a banner overrides it. */
 const SERVICE_BY_PORT: Record<number, string> = {
-  21: 'ftp', 22: 'ssh', 23: 'telnet', 25: 'smtp', 53: 'dns', 80: 'http', 81: 'http', 88: 'kerberos', 110: 'pop3',
-  111: 'rpcbind', 119: 'nntp', 135: 'msrpc', 139: 'netbios-ssn', 143: 'imap', 179: 'bgp', 389: 'ldap', 443: 'https',
-  445: 'smb', 465: 'smtps', 514: 'shell', 515: 'printer', 548: 'afp', 554: 'rtsp', 587: 'submission', 631: 'ipp',
-  636: 'ldaps', 873: 'rsync', 902: 'vmware-auth', 990: 'ftps', 993: 'imaps', 995: 'pop3s', 1080: 'socks', 1194: 'openvpn',
-  1433: 'mssql', 1521: 'oracle', 1723: 'pptp', 1883: 'mqtt', 1900: 'upnp', 2049: 'nfs', 2082: 'cpanel', 2083: 'cpanel-ssl',
-  2086: 'whm', 2087: 'whm-ssl', 2121: 'ftp', 2181: 'zookeeper', 2375: 'docker', 2376: 'docker-tls', 2379: 'etcd',
-  3000: 'http', 3128: 'http-proxy', 3306: 'mysql', 3389: 'rdp', 3690: 'svn', 4443: 'https', 4848: 'glassfish-admin',
-  5000: 'http', 5001: 'https', 5060: 'sip', 5432: 'postgresql', 5601: 'kibana', 5672: 'amqp', 5900: 'vnc', 5984: 'couchdb',
-  5985: 'winrm', 5986: 'winrm-ssl', 6000: 'x11', 6379: 'redis', 6443: 'kubernetes-api', 7001: 'weblogic', 7443: 'https',
-  8000: 'http', 8008: 'http', 8009: 'ajp13', 8080: 'http', 8081: 'http', 8088: 'http', 8089: 'splunkd', 8161: 'activemq-admin',
-  8443: 'https', 8500: 'consul', 8834: 'nessus', 8888: 'http', 9000: 'http', 9001: 'http', 9042: 'cassandra', 9090: 'http',
-  9092: 'kafka', 9100: 'jetdirect', 9200: 'elasticsearch', 9300: 'elasticsearch-transport', 9418: 'git', 9443: 'https',
-  10000: 'webmin', 10250: 'kubelet', 11211: 'memcached', 15672: 'rabbitmq-management', 27017: 'mongodb',
+  21: 'ftp',
+  22: 'ssh',
+  23: 'telnet',
+  25: 'smtp',
+  53: 'dns',
+  80: 'http',
+  81: 'http',
+  88: 'kerberos',
+  110: 'pop3',
+  111: 'rpcbind',
+  119: 'nntp',
+  135: 'msrpc',
+  139: 'netbios-ssn',
+  143: 'imap',
+  179: 'bgp',
+  389: 'ldap',
+  443: 'https',
+  445: 'smb',
+  465: 'smtps',
+  514: 'shell',
+  515: 'printer',
+  548: 'afp',
+  554: 'rtsp',
+  587: 'submission',
+  631: 'ipp',
+  636: 'ldaps',
+  873: 'rsync',
+  902: 'vmware-auth',
+  990: 'ftps',
+  993: 'imaps',
+  995: 'pop3s',
+  1080: 'socks',
+  1194: 'openvpn',
+  1433: 'mssql',
+  1521: 'oracle',
+  1723: 'pptp',
+  1883: 'mqtt',
+  1900: 'upnp',
+  2049: 'nfs',
+  2082: 'cpanel',
+  2083: 'cpanel-ssl',
+  2086: 'whm',
+  2087: 'whm-ssl',
+  2121: 'ftp',
+  2181: 'zookeeper',
+  2375: 'docker',
+  2376: 'docker-tls',
+  2379: 'etcd',
+  3000: 'http',
+  3128: 'http-proxy',
+  3306: 'mysql',
+  3389: 'rdp',
+  3690: 'svn',
+  4443: 'https',
+  4848: 'glassfish-admin',
+  5000: 'http',
+  5001: 'https',
+  5060: 'sip',
+  5432: 'postgresql',
+  5601: 'kibana',
+  5672: 'amqp',
+  5900: 'vnc',
+  5984: 'couchdb',
+  5985: 'winrm',
+  5986: 'winrm-ssl',
+  6000: 'x11',
+  6379: 'redis',
+  6443: 'kubernetes-api',
+  7001: 'weblogic',
+  7443: 'https',
+  8000: 'http',
+  8008: 'http',
+  8009: 'ajp13',
+  8080: 'http',
+  8081: 'http',
+  8088: 'http',
+  8089: 'splunkd',
+  8161: 'activemq-admin',
+  8443: 'https',
+  8500: 'consul',
+  8834: 'nessus',
+  8888: 'http',
+  9000: 'http',
+  9001: 'http',
+  9042: 'cassandra',
+  9090: 'http',
+  9092: 'kafka',
+  9100: 'jetdirect',
+  9200: 'elasticsearch',
+  9300: 'elasticsearch-transport',
+  9418: 'git',
+  9443: 'https',
+  10000: 'webmin',
+  10250: 'kubelet',
+  11211: 'memcached',
+  15672: 'rabbitmq-management',
+  27017: 'mongodb',
 };
 
 /**
@@ -211,7 +292,10 @@ const SERVICE_BY_PORT: Record<number, string> = {
  */
 export function parsePortSpec(spec: string, maxPorts = MAX_PORTS_PER_SCAN): number[] {
   const ports = new Set<number>();
-  const tokens = spec.split(',').map((token) => token.trim()).filter(Boolean);
+  const tokens = spec
+    .split(',')
+    .map((token) => token.trim())
+    .filter(Boolean);
   if (tokens.length === 0) throw new Error('Port spec is empty; expected e.g. "80,443,8000-8100"');
   for (const token of tokens) {
     const match = /^(\d+)(?:\s*-\s*(\d+))?$/.exec(token);

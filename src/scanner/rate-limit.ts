@@ -84,10 +84,13 @@ export function createHostRateLimiter(options: HostRateLimiterOptions = {}): Hos
     }
     if (state.waiting.length > 0 && state.active < maxConcurrentPerHost && !state.timer) {
       const waitMs = Math.ceil(((1 - state.tokens) / maxPerSecondPerHost) * 1000);
-      state.timer = setTimeout(() => {
-        state.timer = undefined;
-        pump(host, state);
-      }, Math.max(1, waitMs));
+      state.timer = setTimeout(
+        () => {
+          state.timer = undefined;
+          pump(host, state);
+        },
+        Math.max(1, waitMs),
+      );
     }
     // Forget idle hosts once their bucket is full again, so a long-running worker does not grow without bound;
     // a forgotten host starts with a full bucket, which is exactly the state it was in.

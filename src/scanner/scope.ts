@@ -56,9 +56,7 @@ const BLOCKED_RANGES: readonly BlockedRange[] = [
   { cidr: 'ff00::/8', label: 'multicast' },
 ];
 
-export type ScopeDecision =
-  | { allowed: true; address: string; allowedBy?: string }
-  | { allowed: false; address: string; range: string; label: string };
+export type ScopeDecision = { allowed: true; address: string; allowedBy?: string } | { allowed: false; address: string; range: string; label: string };
 
 /** Thrown when a target address is out of scope. Never retry: the answer will not change. */
 export class ScopeError extends Error {

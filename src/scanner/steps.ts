@@ -105,7 +105,8 @@ export function isRetryableStepError(err: unknown): boolean {
 }
 
 export async function runStep<S extends StepName>(step: S, input: unknown, deps: StepDeps): Promise<StepResult<S>> {
-  if (!(STEP_NAMES as readonly string[]).includes(step)) throw new StepInputError(`Unknown scan step "${String(step)}"; expected one of ${STEP_NAMES.join(', ')}`);
+  if (!(STEP_NAMES as readonly string[]).includes(step))
+    throw new StepInputError(`Unknown scan step "${String(step)}"; expected one of ${STEP_NAMES.join(', ')}`);
   const parsed = stepInputSchemas[step].safeParse(input);
   if (!parsed.success) throw new StepInputError(`Invalid input for scan step "${step}": ${z.prettifyError(parsed.error)}`);
   const run = RUNNERS[step] as (input: unknown, deps: StepDeps) => Promise<Omit<StepResult<S>, 'step'>>;

@@ -5,7 +5,7 @@
  * certificate, then judge it ourselves: expired, not yet valid, self-signed, trusted or not.
  * Verification failing is a finding, not a reason to look away.
  */
-import { X509Certificate } from 'node:crypto';
+import type { X509Certificate } from 'node:crypto';
 import net from 'node:net';
 import tls from 'node:tls';
 import type { HostRateLimiter } from './rate-limit.js';

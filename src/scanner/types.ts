@@ -182,9 +182,4 @@ export interface FindingObservation {
   classification?: FindingClassification;
 }
 
-export type Observation =
-  | HostObservation
-  | ServiceObservation
-  | WebObservation
-  | CertificateObservation
-  | FindingObservation;
+export type Observation = HostObservation | ServiceObservation | WebObservation | CertificateObservation | FindingObservation;

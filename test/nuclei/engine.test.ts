@@ -782,9 +782,7 @@ http:
       `${server.baseUrl}/app/index.php`,
     );
     const url = server.log.slice(before)[0].url;
-    expect(url).toBe(
-      `/echo?b=${server.baseUrl}/app/index.php&h=127.0.0.1:${server.port}&host=127.0.0.1&p=${server.port}&path=/app&f=index.php&s=http`,
-    );
+    expect(url).toBe(`/echo?b=${server.baseUrl}/app/index.php&h=127.0.0.1:${server.port}&host=127.0.0.1&p=${server.port}&path=/app&f=index.php&s=http`);
   });
 
   it('uses {{randstr}} consistently within a template', async () => {

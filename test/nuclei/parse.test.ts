@@ -357,14 +357,17 @@ colour: blue
   });
 
   it('compiles regexes with RE2 (Go) semantics: mid-pattern flags are fine, back-references are reported', () => {
-    const withRegex = (pattern: string) => parseTemplate(VALID.replace('      - type: word\n        words: ["ok"]', `      - type: regex\n        regex: ['${pattern}']`));
+    const withRegex = (pattern: string) =>
+      parseTemplate(VALID.replace('      - type: word\n        words: ["ok"]', `      - type: regex\n        regex: ['${pattern}']`));
     const flags = withRegex('server: (?i)NGINX');
     expect(flags.errors).toEqual([]);
     expect(flags.warnings).toEqual([]);
     expect(flags.template!.requests[0].matchers[0].regex[0].test('server: nginx')).toBe(true);
     const backReference = withRegex('(a)\\1');
     expect(backReference.errors).toEqual([]);
-    expect(backReference.warnings).toMatchObject([{ path: 'http[0].matchers[0].regex[0]', message: expect.stringContaining('back-references are not valid RE2 syntax') }]);
+    expect(backReference.warnings).toMatchObject([
+      { path: 'http[0].matchers[0].regex[0]', message: expect.stringContaining('back-references are not valid RE2 syntax') },
+    ]);
     expect(backReference.template!.requests[0].matchers[0].unsupported).toContain('back-references');
   });
 

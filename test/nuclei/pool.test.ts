@@ -49,7 +49,13 @@ describe('template worker pool', { timeout: 60_000 }, () => {
 
   it('cuts a template off at its budget while it waits on the network, and cancels the request', async () => {
     const started = Date.now();
-    const outcome = await runTemplateTask({ template: template('waits', '/never', word('x')), baseUrl: server.baseUrl, send: sender, budgetMs: 300, timeoutMs: 30_000 });
+    const outcome = await runTemplateTask({
+      template: template('waits', '/never', word('x')),
+      baseUrl: server.baseUrl,
+      send: sender,
+      budgetMs: 300,
+      timeoutMs: 30_000,
+    });
     expect(outcome).toEqual({ status: 'over-budget' });
     expect(Date.now() - started).toBeLessThan(10_000);
   });
@@ -63,6 +69,7 @@ describe('template worker pool', { timeout: 60_000 }, () => {
       runTemplateTask({ template: template(`victim-${i}`, '/slow', word('victim-ok')), baseUrl: server.baseUrl, send: sender, budgetMs: 1_500 }),
     );
     expect(await culprit).toEqual({ status: 'over-budget' });
-    for (const outcome of await Promise.all(victims)) expect(outcome).toMatchObject({ status: 'done', results: [expect.objectContaining({ matchedUrl: `${server.baseUrl}/slow` })] });
+    for (const outcome of await Promise.all(victims))
+      expect(outcome).toMatchObject({ status: 'done', results: [expect.objectContaining({ matchedUrl: `${server.baseUrl}/slow` })] });
   });
 });

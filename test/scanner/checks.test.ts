@@ -172,7 +172,10 @@ describe('check sources', () => {
         return response.body.includes('Friends') ? [{ matcher: 'title', evidence: { url: response.url } }] : [];
       },
     };
-    const { findings } = await runChecks({ web: [vulnerableWeb, hardenedWeb] }, { guard, checks: [...BUILTIN_CHECKS, custom], checkIds: ['custom-title-check'] });
+    const { findings } = await runChecks(
+      { web: [vulnerableWeb, hardenedWeb] },
+      { guard, checks: [...BUILTIN_CHECKS, custom], checkIds: ['custom-title-check'] },
+    );
     expect(findings.map((finding) => [finding.checkId, finding.source, finding.asset.port])).toEqual([['custom-title-check', 'templates', vulnerableWeb.port]]);
   });
 

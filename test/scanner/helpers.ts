@@ -32,7 +32,8 @@ export function installTripwire(): Tripwire {
     // Node passes either (options, cb), (port, host, cb) or an internal normalized [options, cb] array.
     const first = Array.isArray(args[0]) ? args[0][0] : args[0];
     const options = (typeof first === 'object' && first !== null ? first : { port: first, host: args[1] }) as { host?: string; port?: number; path?: string };
-    if (!options.path) { // http passes path: null; a real path means a unix socket
+    if (!options.path) {
+      // http passes path: null; a real path means a unix socket
       const host = options.host ?? 'localhost';
       attempts.push(`${host}:${options.port}`);
       if (!LOOPBACK_TARGET.test(host)) throw new Error(`TRIPWIRE: test tried to connect to non-loopback ${host}:${options.port}`);
@@ -145,24 +146,84 @@ export function makeCertificates(): TestCertificates {
   const ecKey = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes'];
   const read = (name: string) => readFileSync(join(dir, name), 'utf8');
 
-  openssl('req', '-x509', ...ecKey, '-keyout', 'self.key', '-out', 'self.crt', '-days', '3650', '-subj', '/CN=localhost/O=Perimeter Test',
-    '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1');
+  openssl(
+    'req',
+    '-x509',
+    ...ecKey,
+    '-keyout',
+    'self.key',
+    '-out',
+    'self.crt',
+    '-days',
+    '3650',
+    '-subj',
+    '/CN=localhost/O=Perimeter Test',
+    '-addext',
+    'subjectAltName=DNS:localhost,IP:127.0.0.1',
+  );
 
   // `openssl ca` is the OpenSSL 3.0 way to pick arbitrary validity dates (x509 -not_before arrived in 3.4).
   writeFileSync(join(dir, 'index.txt'), '');
   writeFileSync(join(dir, 'serial'), '1000\n');
-  writeFileSync(join(dir, 'ca.cnf'), [
-    '[ca]', 'default_ca = d', '[d]', 'database = index.txt', 'new_certs_dir = .', 'serial = serial', 'default_md = sha256',
-    'policy = p', 'unique_subject = no', 'copy_extensions = copy', '[p]', 'commonName = supplied', 'organizationName = optional', '',
-  ].join('\n'));
+  writeFileSync(
+    join(dir, 'ca.cnf'),
+    [
+      '[ca]',
+      'default_ca = d',
+      '[d]',
+      'database = index.txt',
+      'new_certs_dir = .',
+      'serial = serial',
+      'default_md = sha256',
+      'policy = p',
+      'unique_subject = no',
+      'copy_extensions = copy',
+      '[p]',
+      'commonName = supplied',
+      'organizationName = optional',
+      '',
+    ].join('\n'),
+  );
   openssl('req', '-new', ...ecKey, '-keyout', 'expired.key', '-out', 'expired.csr', '-subj', '/CN=expired.localhost');
-  openssl('ca', '-batch', '-config', 'ca.cnf', '-selfsign', '-keyfile', 'expired.key', '-in', 'expired.csr', '-out', 'expired.crt',
-    '-startdate', '20200101000000Z', '-enddate', '20200201000000Z', '-notext');
+  openssl(
+    'ca',
+    '-batch',
+    '-config',
+    'ca.cnf',
+    '-selfsign',
+    '-keyfile',
+    'expired.key',
+    '-in',
+    'expired.csr',
+    '-out',
+    'expired.crt',
+    '-startdate',
+    '20200101000000Z',
+    '-enddate',
+    '20200201000000Z',
+    '-notext',
+  );
 
   openssl('req', '-x509', ...ecKey, '-keyout', 'ca.key', '-out', 'ca.crt', '-days', '3650', '-subj', '/CN=Perimeter Test CA');
   openssl('req', '-new', ...ecKey, '-keyout', 'leaf.key', '-out', 'leaf.csr', '-subj', '/CN=localhost');
   writeFileSync(join(dir, 'leaf.ext'), 'subjectAltName=DNS:localhost,IP:127.0.0.1\n');
-  openssl('x509', '-req', '-in', 'leaf.csr', '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial', '-days', '825', '-out', 'leaf.crt', '-extfile', 'leaf.ext');
+  openssl(
+    'x509',
+    '-req',
+    '-in',
+    'leaf.csr',
+    '-CA',
+    'ca.crt',
+    '-CAkey',
+    'ca.key',
+    '-CAcreateserial',
+    '-days',
+    '825',
+    '-out',
+    'leaf.crt',
+    '-extfile',
+    'leaf.ext',
+  );
 
   return {
     selfSigned: { key: read('self.key'), cert: read('self.crt') },
@@ -183,7 +244,10 @@ export interface ZoneRecord {
   cname?: string;
 }
 
-export async function startDnsServer(zone: Record<string, ZoneRecord>, options: { silent?: boolean } = {}): Promise<{ server: string; close(): Promise<void> }> {
+export async function startDnsServer(
+  zone: Record<string, ZoneRecord>,
+  options: { silent?: boolean } = {},
+): Promise<{ server: string; close(): Promise<void> }> {
   const socket = dgram.createSocket('udp4');
   socket.on('message', (query, peer) => {
     if (options.silent) return; // a dead name server: never answers
@@ -238,9 +302,9 @@ function answer(query: Buffer, zone: Record<string, ZoneRecord>): Buffer {
       }
     }
   } else if (record && type === 1) {
-    for (const ip of record.a ?? []) (rr(1, Buffer.from(ip.split('.').map(Number))), count++);
+    for (const ip of record.a ?? []) rr(1, Buffer.from(ip.split('.').map(Number))), count++;
   } else if (record && type === 28) {
-    for (const ip of record.aaaa ?? []) (rr(28, ipv6Bytes(ip)), count++);
+    for (const ip of record.aaaa ?? []) rr(28, ipv6Bytes(ip)), count++;
   }
   const header = Buffer.alloc(12);
   query.copy(header, 0, 0, 2); // id
@@ -282,7 +346,12 @@ export const DIRECTORY_LISTING = `<html><head><title>Index of /files/</title></h
 /** nginx/1.18.0 + PHP version headers, no security headers, exposed .git, listing at /files/. */
 export const vulnerableRoutes: Routes = {
   '/': (_req, res) => {
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', server: 'nginx/1.18.0', 'x-powered-by': 'PHP/8.1.2', 'set-cookie': 'PHPSESSID=abc; path=/' });
+    res.writeHead(200, {
+      'content-type': 'text/html; charset=utf-8',
+      server: 'nginx/1.18.0',
+      'x-powered-by': 'PHP/8.1.2',
+      'set-cookie': 'PHPSESSID=abc; path=/',
+    });
     res.end(VULNERABLE_HOME);
   },
   '/.git/HEAD': (_req, res) => res.writeHead(200, { 'content-type': 'text/plain', server: 'nginx/1.18.0' }).end('ref: refs/heads/main\n'),

@@ -44,7 +44,9 @@ beforeAll(async () => {
     '/echo': (req, res) => {
       let body = '';
       req.on('data', (c) => (body += c));
-      req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ method: req.method, body, header: req.headers['x-test'] })));
+      req.on('end', () =>
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ method: req.method, body, header: req.headers['x-test'] })),
+      );
     },
   });
   secure = await startHttpsServer(certs.selfSigned, {
@@ -83,7 +85,7 @@ describe('probeHttp', () => {
       bodyTruncated: false,
     });
     expect(web.headers).toMatchObject({ server: 'nginx/1.18.0', 'x-powered-by': 'PHP/8.1.2', 'set-cookie': 'PHPSESSID=<redacted>; path=/' });
-    expect(web.headers['date']).toBeUndefined(); // only selected headers are kept
+    expect(web.headers.date).toBeUndefined(); // only selected headers are kept
     expect(web.bodyExcerpt).toContain('<h1>Welcome</h1>');
     expect(web.bodySha256).toMatch(/^[0-9a-f]{64}$/);
     expect(web.tls).toBeUndefined();
@@ -148,7 +150,10 @@ describe('probeHttp', () => {
   });
 
   it('stops at the redirect limit', async () => {
-    const server = await startHttpServer({ '/': (_req, res) => res.writeHead(302, { location: '/loop' }).end(), '/loop': (_req, res) => res.writeHead(301, { location: '/loop' }).end() });
+    const server = await startHttpServer({
+      '/': (_req, res) => res.writeHead(302, { location: '/loop' }).end(),
+      '/loop': (_req, res) => res.writeHead(301, { location: '/loop' }).end(),
+    });
     try {
       const web = await probeHttp({ host: LOOPBACK, address: LOOPBACK, port: server.port, guard, maxRedirects: 3, timeoutMs: 2_000 });
       expect(web.redirectChain).toHaveLength(3);

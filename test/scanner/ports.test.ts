@@ -55,7 +55,7 @@ describe('scanPorts', () => {
     expect(results.map((r) => r.port)).toContain(ssh.port);
   });
 
-  it('keeps within the limiter\'s per-host concurrency', async () => {
+  it("keeps within the limiter's per-host concurrency", async () => {
     const limiter = createHostRateLimiter({ maxConcurrentPerHost: 4, maxPerSecondPerHost: 100_000 });
     let peak = 0;
     const watching = setInterval(() => (peak = Math.max(peak, limiter.active(LOOPBACK))), 1);

@@ -25,7 +25,10 @@ describe('createHostRateLimiter', () => {
     let peakTotal = 0;
     const task = (host: string) => async () => {
       running.set(host, (running.get(host) ?? 0) + 1);
-      peakTotal = Math.max(peakTotal, [...running.values()].reduce((a, b) => a + b, 0));
+      peakTotal = Math.max(
+        peakTotal,
+        [...running.values()].reduce((a, b) => a + b, 0),
+      );
       expect(running.get(host)).toBeLessThanOrEqual(2);
       await sleep(5);
       running.set(host, running.get(host)! - 1);

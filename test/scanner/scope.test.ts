@@ -102,7 +102,9 @@ describe('IPv6 transition prefixes are judged by the IPv4 address they embed', (
   });
 
   it('names the mechanism and the IPv4 network to allow in the error', () => {
-    expect(() => closedGuard.assertAddressAllowed('2002:7f00:1::')).toThrow(/2002:7f00:1:: is out of scan scope: it is in 127\.0\.0\.0\/8 \(loopback, embedded in this 6to4 \(2002::\/16\) address\).*e\.g\. 127\.0\.0\.1\/32/);
+    expect(() => closedGuard.assertAddressAllowed('2002:7f00:1::')).toThrow(
+      /2002:7f00:1:: is out of scan scope: it is in 127\.0\.0\.0\/8 \(loopback, embedded in this 6to4 \(2002::\/16\) address\).*e\.g\. 127\.0\.0\.1\/32/,
+    );
     expect(closedGuard.check('2001::5601:5601')).toMatchObject({ label: expect.stringContaining('Teredo') });
     expect(closedGuard.check('::ffff:0:7f00:1')).toMatchObject({ label: expect.stringContaining('SIIT') });
     expect(closedGuard.check('64:ff9b:1::7f00:1')).toMatchObject({ label: expect.stringContaining('local-use NAT64') });

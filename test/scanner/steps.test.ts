@@ -73,7 +73,12 @@ describe('runStep: dns → ports → http/tls → checks over JSON', () => {
     const tlsResults = await Promise.all(open.map((service) => runStep('tls', { host: 'localhost', address, port: service.port, timeoutMs: 1_000 }, deps)));
     const webs = overTheQueue(webResults.flatMap((result) => result.observations)) as WebObservation[];
     const certificates = overTheQueue(tlsResults.flatMap((result) => result.observations)) as CertificateObservation[];
-    expect(webs.map((w) => [w.port, w.scheme]).sort()).toEqual([[web.port, 'http'], [secure.port, 'https']].sort());
+    expect(webs.map((w) => [w.port, w.scheme]).sort()).toEqual(
+      [
+        [web.port, 'http'],
+        [secure.port, 'https'],
+      ].sort(),
+    );
     expect(certificates.map((c) => c.port)).toEqual([secure.port]);
     expect(webResults.find((result) => result.observations.length === 0)?.errors[0]).toMatchObject({ target: `localhost:${ssh.port}` });
     expect(tlsResults.filter((result) => result.errors.length > 0)).toHaveLength(2);

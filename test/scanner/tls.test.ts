@@ -74,7 +74,14 @@ describe('inspectTls', () => {
   });
 
   it('judges expiry against the given clock', async () => {
-    const cert = await inspectTls({ host: 'localhost', address: LOOPBACK, port: caSigned.port, guard, now: new Date('2100-01-01T00:00:00Z'), timeoutMs: 2_000 });
+    const cert = await inspectTls({
+      host: 'localhost',
+      address: LOOPBACK,
+      port: caSigned.port,
+      guard,
+      now: new Date('2100-01-01T00:00:00Z'),
+      timeoutMs: 2_000,
+    });
     expect(cert.expired).toBe(true);
   });
 
@@ -85,9 +92,9 @@ describe('inspectTls', () => {
   });
 
   it('refuses out-of-scope addresses and uses the limiter', async () => {
-    await expect(inspectTls({ host: 'localhost', address: LOOPBACK, port: selfSigned.port, guard: createScopeGuard({ allowedNetworks: [] }) })).rejects.toBeInstanceOf(
-      ScopeError,
-    );
+    await expect(
+      inspectTls({ host: 'localhost', address: LOOPBACK, port: selfSigned.port, guard: createScopeGuard({ allowedNetworks: [] }) }),
+    ).rejects.toBeInstanceOf(ScopeError);
     const limiter = createHostRateLimiter({ maxConcurrentPerHost: 1 });
     const certsSeen = await Promise.all([selfSigned.port, expired.port].map((port) => inspectTls({ host: LOOPBACK, address: LOOPBACK, port, guard, limiter })));
     expect(certsSeen.map((c) => c.subjectCN)).toEqual(['localhost', 'expired.localhost']);

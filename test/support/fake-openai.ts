@@ -34,7 +34,13 @@ export interface FakeOpenAI {
 }
 
 function chunk(delta: Record<string, unknown>, finishReason: string | null = null) {
-  return { id: 'chatcmpl-fake', object: 'chat.completion.chunk', created: 1_700_000_000, model: 'fake-model', choices: [{ index: 0, delta, finish_reason: finishReason }] };
+  return {
+    id: 'chatcmpl-fake',
+    object: 'chat.completion.chunk',
+    created: 1_700_000_000,
+    model: 'fake-model',
+    choices: [{ index: 0, delta, finish_reason: finishReason }],
+  };
 }
 
 /** A text answer in pieces of `size` characters, then a stop chunk. */

@@ -39,7 +39,9 @@ export async function ownRedis(): Promise<OwnRedis> {
     port,
     url: `redis://127.0.0.1:${port}`,
     async start() {
-      child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no'], { stdio: 'ignore' });
+      child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no'], {
+        stdio: 'ignore',
+      });
       await waitFor(() => answersPing(port), { timeoutMs: 10_000, intervalMs: 50, what: `redis-server on port ${port}` });
     },
     async kill() {

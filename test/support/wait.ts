@@ -1,5 +1,8 @@
 /** Polls `check` until it returns a truthy value (returned) or `timeoutMs` passes (throws, naming `what`). */
-export async function waitFor<T>(check: () => T | Promise<T>, options: { timeoutMs?: number; intervalMs?: number; what?: string } = {}): Promise<NonNullable<T>> {
+export async function waitFor<T>(
+  check: () => T | Promise<T>,
+  options: { timeoutMs?: number; intervalMs?: number; what?: string } = {},
+): Promise<NonNullable<T>> {
   const { timeoutMs = 10_000, intervalMs = 10, what = 'condition' } = options;
   const deadline = Date.now() + timeoutMs;
   for (;;) {

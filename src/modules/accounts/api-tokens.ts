@@ -28,7 +28,9 @@ function hashToken(token: string): string {
 function requireSessionViewer(ctx: ServiceContext) {
   const viewer = requireViewer(ctx);
   if (viewer.via !== 'session') {
-    throw new ForbiddenError('Personal API tokens are managed from a signed-in session, not with an API token: sign in with your password to create, list or revoke tokens');
+    throw new ForbiddenError(
+      'Personal API tokens are managed from a signed-in session, not with an API token: sign in with your password to create, list or revoke tokens',
+    );
   }
   return viewer;
 }

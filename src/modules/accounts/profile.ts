@@ -14,7 +14,7 @@ const viewerFields = { id: true, name: true, email: true, image: true, role: tru
 
 /** The caller's session and user, never the session token (the caller has it; a response may be logged). */
 export async function getSession(ctx: ServiceContext, headers: Headers) {
-  if (!ctx.viewer || ctx.viewer.via !== 'session') return null;
+  if (ctx.viewer?.via !== 'session') return null;
   const found = await ctx.deps.auth.api.getSession({ headers, returnHeaders: true }).catch(() => null);
   if (!found?.response) return null;
   collectCookies(ctx, found.headers);

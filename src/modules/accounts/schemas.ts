@@ -3,8 +3,17 @@ import { z } from 'zod';
 export const emailSchema = z.string().trim().toLowerCase().email({ message: 'must be a valid email address' }).max(254);
 
 const NO_NUL = { message: 'must not contain NUL characters' };
-export const nameSchema = z.string().trim().min(1, { message: 'must not be empty' }).max(100).refine((value) => !value.includes('\0'), NO_NUL);
-export const passwordSchema = z.string().min(8, { message: 'must be at least 8 characters' }).max(128).refine((value) => !value.includes('\0'), NO_NUL);
+export const nameSchema = z
+  .string()
+  .trim()
+  .min(1, { message: 'must not be empty' })
+  .max(100)
+  .refine((value) => !value.includes('\0'), NO_NUL);
+export const passwordSchema = z
+  .string()
+  .min(8, { message: 'must be at least 8 characters' })
+  .max(128)
+  .refine((value) => !value.includes('\0'), NO_NUL);
 
 export const signUpInput = z
   .object({
@@ -90,7 +99,15 @@ export const changePasswordInput = z
 
 export const sessionOutput = z
   .object({
-    session: z.object({ id: z.string(), userId: z.string(), expiresAt: z.date(), createdAt: z.date(), updatedAt: z.date(), ipAddress: z.string().nullable(), userAgent: z.string().nullable() }),
+    session: z.object({
+      id: z.string(),
+      userId: z.string(),
+      expiresAt: z.date(),
+      createdAt: z.date(),
+      updatedAt: z.date(),
+      ipAddress: z.string().nullable(),
+      userAgent: z.string().nullable(),
+    }),
     user: viewerOutput,
   })
   .nullable();

@@ -23,7 +23,8 @@ export function fromAuthError(error: unknown): never {
     if (body.code === 'USER_ALREADY_EXISTS' || body.code === 'USER_ALREADY_EXISTS_USE_ANOTHER_EMAIL') {
       throw new ConflictError('An account with this email already exists');
     }
-    if (body.code === 'INVALID_PASSWORD') throw new ValidationError('Invalid input: currentPassword: is incorrect', [{ field: 'currentPassword', message: 'is incorrect' }]);
+    if (body.code === 'INVALID_PASSWORD')
+      throw new ValidationError('Invalid input: currentPassword: is incorrect', [{ field: 'currentPassword', message: 'is incorrect' }]);
     if (error.statusCode === 401 || body.code === 'INVALID_EMAIL_OR_PASSWORD') throw new UnauthenticatedError('Invalid email or password');
     if (error.statusCode === 400 || error.statusCode === 422) throw new ValidationError(message);
     throw new AppError('BAD_REQUEST', message);

@@ -24,7 +24,10 @@ export async function assertMaySignUp(deps: AppDeps, email: string): Promise<voi
   if (mode === 'open') return;
   if (mode === 'closed') throw new AppError('SIGNUP_CLOSED', 'Sign-up is closed on this server: an administrator creates accounts');
   if (!(await hasPendingInvitation(deps, email))) {
-    throw new AppError('SIGNUP_CLOSED', 'Sign-up on this server is by invitation: ask a workspace owner to invite this email address, or an administrator to create your account');
+    throw new AppError(
+      'SIGNUP_CLOSED',
+      'Sign-up on this server is by invitation: ask a workspace owner to invite this email address, or an administrator to create your account',
+    );
   }
 }
 

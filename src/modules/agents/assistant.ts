@@ -112,9 +112,9 @@ async function systemPrompt(scope: ToolScope): Promise<string> {
   const workspace = await getWorkspace(scope.ctx, scope.workspaceId);
   return [
     `You are the security assistant of Perimeter, an attack surface management platform, working in the workspace "${workspace.name}".`,
-    'Answer questions about this workspace\'s targets, assets, scans and findings using the tools; never invent data the tools did not return.',
+    "Answer questions about this workspace's targets, assets, scans and findings using the tools; never invent data the tools did not return.",
     'Call start_scan only when the user explicitly asks to start a scan.',
-    'Be concise. Today is ' + new Date().toISOString().slice(0, 10) + '.',
+    `Be concise. Today is ${new Date().toISOString().slice(0, 10)}.`,
   ].join(' ');
 }
 
@@ -155,7 +155,11 @@ async function runModel(scope: ToolScope, input: TurnInput, endpoint: ModelEndpo
         break;
       }
       const calls = completion.toolCalls.map((call, index) => ({ ...call, id: call.id.slice(0, 200) || `call_${round}_${index}` }));
-      messages.push({ role: 'assistant', content: completion.text || null, tool_calls: calls.map((call) => ({ id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments } })) });
+      messages.push({
+        role: 'assistant',
+        content: completion.text || null,
+        tool_calls: calls.map((call) => ({ id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments } })),
+      });
       for (const [index, call] of calls.entries()) {
         // Every call the model made needs an answer; those past the per-round bound get an error result.
         const outcome: ToolOutcome =

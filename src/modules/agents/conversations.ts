@@ -71,7 +71,12 @@ export async function getConversation(ctx: ServiceContext, workspaceId: string, 
 }
 
 /** `workspaceId` absent (GraphQL names a conversation by its id alone): the conversation's own workspace. */
-export async function renameConversation(ctx: ServiceContext, workspaceId: string | undefined, id: string, input: RenameConversationInput): Promise<ConversationResponse> {
+export async function renameConversation(
+  ctx: ServiceContext,
+  workspaceId: string | undefined,
+  id: string,
+  input: RenameConversationInput,
+): Promise<ConversationResponse> {
   const { title } = validate(renameConversationInput, input);
   if (workspaceId) await assertCan(ctx, 'agent:use', { workspaceId });
   const row = await findOwnConversation(ctx, id, workspaceId);

@@ -11,11 +11,15 @@ export interface PlannedCall {
 const NOT_A_TARGET = new Set(['status', 'statuses', 'results', 'result', 'history', 'list', 'summary', 'progress', 'details', 'report', 'reports']);
 
 /** "scan example.com", "start a scan of 10.0.0.1", "please run a new scan on https://x.test". */
-const SCAN_REQUEST = /^\s*(?:please\s+)?(?:(?:start|run|launch|kick\s+off)\s+(?:a\s+)?(?:new\s+)?scan\s+(?:of|on|for|against)\s+|(?:re)?scan\s+)(?:the\s+)?(?:target\s+)?([^\s?!,;"'`]+)/i;
+const SCAN_REQUEST =
+  /^\s*(?:please\s+)?(?:(?:start|run|launch|kick\s+off)\s+(?:a\s+)?(?:new\s+)?scan\s+(?:of|on|for|against)\s+|(?:re)?scan\s+)(?:the\s+)?(?:target\s+)?([^\s?!,;"'`]+)/i;
 
 const INTENTS: [RegExp, PlannedCall][] = [
   [/\b(findings?|vulns?|vulnerabilit\w*|severit\w*|critical|issues?|risks?|cves?)\b/i, { toolName: 'count_findings_by_severity', args: {} }],
-  [/\b(assets?|hosts?|services?|ports?|web\s*(?:apps?|sites?|applications?)|websites?|certificates?|certs?|inventory|subdomains?)\b/i, { toolName: 'count_assets', args: {} }],
+  [
+    /\b(assets?|hosts?|services?|ports?|web\s*(?:apps?|sites?|applications?)|websites?|certificates?|certs?|inventory|subdomains?)\b/i,
+    { toolName: 'count_assets', args: {} },
+  ],
   [/\b(scans?|scanned|scanning)\b/i, { toolName: 'list_recent_scans', args: { limit: 5 } }],
   [/\b(targets?|domains?|scope)\b/i, { toolName: 'list_targets', args: { limit: 20 } }],
 ];
@@ -48,7 +52,12 @@ function describe(toolName: string, result: Result, isError: boolean): string {
     case 'count_assets': {
       const byKind = result.byKind as Record<string, number>;
       if (!result.total) return 'The inventory has no assets yet.';
-      const names: Record<string, [string, string]> = { host: ['host', 'hosts'], service: ['service', 'services'], web: ['web application', 'web applications'], certificate: ['certificate', 'certificates'] };
+      const names: Record<string, [string, string]> = {
+        host: ['host', 'hosts'],
+        service: ['service', 'services'],
+        web: ['web application', 'web applications'],
+        certificate: ['certificate', 'certificates'],
+      };
       const parts = Object.entries(byKind).map(([kind, count]) => plural(count, ...(names[kind] ?? [kind, `${kind}s`])));
       return `Assets: ${parts.join(', ')} (${result.total} in total).`;
     }

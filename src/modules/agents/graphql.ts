@@ -37,7 +37,11 @@ const MessageRef = builder.prismaObject('Message', {
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     metadata: t.expose('metadata', { type: 'JSON' }),
     parts: t.expose('parts', { type: 'JSON', description: 'The reply in order: text, thinking, tool-call, tool-result and error parts.' }),
-    toolCalls: t.field({ type: [ToolCallRef], select: { toolCalls: { orderBy: { position: 'asc' } } }, resolve: (message) => message.toolCalls as ToolCallResponse[] }),
+    toolCalls: t.field({
+      type: [ToolCallRef],
+      select: { toolCalls: { orderBy: { position: 'asc' } } },
+      resolve: (message) => message.toolCalls as ToolCallResponse[],
+    }),
   }),
 });
 
@@ -52,7 +56,12 @@ export const ConversationRef = builder.prismaNode('Conversation', {
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
     workspace: t.relation('workspace', { type: WorkspaceRef }),
-    messages: t.relatedConnection('messages', { cursor: 'id', totalCount: true, description: 'Oldest first.', query: { orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] } }),
+    messages: t.relatedConnection('messages', {
+      cursor: 'id',
+      totalCount: true,
+      description: 'Oldest first.',
+      query: { orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] },
+    }),
   }),
 });
 
@@ -208,11 +217,14 @@ builder.subscriptionFields((t) => ({
   }),
   messageDelta: t.field({
     type: MessageDeltaRef,
-    description: 'Partials of replies as they are produced: text, tool calls and their results, errors. Access is checked when subscribing and again before each partial.',
+    description:
+      'Partials of replies as they are produced: text, tool calls and their results, errors. Access is checked when subscribing and again before each partial.',
     args: { conversationId: t.arg.id({ required: true }) },
     subscribe: (_root, args, ctx) => {
       const conversationId = decodeQueryId(args.conversationId, ConversationRef, 'conversationId');
-      return rechecked(ctx, conversations.subscribeToDeltas(ctx, conversationId), () => conversations.findOwnConversation(ctx, conversationId), { reuseForMs: 1000 });
+      return rechecked(ctx, conversations.subscribeToDeltas(ctx, conversationId), () => conversations.findOwnConversation(ctx, conversationId), {
+        reuseForMs: 1000,
+      });
     },
     resolve: (delta) => delta,
   }),

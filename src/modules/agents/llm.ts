@@ -134,9 +134,7 @@ class CompletionAccumulator {
   }
 
   result(): ChatCompletion {
-    const toolCalls = [...this.calls.entries()]
-      .sort(([a], [b]) => a - b)
-      .map(([index, call]) => ({ ...call, id: call.id || `call_${index}` }));
+    const toolCalls = [...this.calls.entries()].sort(([a], [b]) => a - b).map(([index, call]) => ({ ...call, id: call.id || `call_${index}` }));
     return { text: this.text, toolCalls, finishReason: this.finishReason };
   }
 }

@@ -159,5 +159,11 @@ export async function resolveModelEndpoint(ctx: ServiceContext, workspaceId: str
   const row = (await findRow(ctx, workspaceId)) ?? (await findRow(ctx, null));
   if (!row) return null;
   const { key, unreadable } = openKey(ctx, row);
-  return { scope: row.workspaceId ? 'workspace' : 'instance', baseUrl: row.baseUrl, model: row.model, apiKey: key, ...(unreadable ? { keyUnreadable: true } : {}) };
+  return {
+    scope: row.workspaceId ? 'workspace' : 'instance',
+    baseUrl: row.baseUrl,
+    model: row.model,
+    apiKey: key,
+    ...(unreadable ? { keyUnreadable: true } : {}),
+  };
 }

@@ -39,7 +39,15 @@ export interface MessageResponse {
 }
 
 export function toConversationResponse(row: ConversationRow): ConversationResponse {
-  return { id: row.id, nodeId: nodeIdOf('Conversation', row.id), workspaceId: row.workspaceId, title: row.title, createdById: row.createdById, createdAt: row.createdAt, updatedAt: row.updatedAt };
+  return {
+    id: row.id,
+    nodeId: nodeIdOf('Conversation', row.id),
+    workspaceId: row.workspaceId,
+    title: row.title,
+    createdById: row.createdById,
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+  };
 }
 
 const asObject = (value: Prisma.JsonValue): Record<string, unknown> =>

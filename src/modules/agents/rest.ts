@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { router } from '../../rest/trpc.js';
-import { adminProcedure, requestHeaders, signedInProcedure, workspaceProcedure } from '../../rest/procedures.js';
+import { adminProcedure, requestHeaders, workspaceProcedure } from '../../rest/procedures.js';
 import { dateTime, idOutput, idParam, pageSchema, uuidParam } from '../../rest/schemas.js';
 import { AppError } from '../../errors.js';
 import * as conversations from './conversations.js';
@@ -18,7 +18,15 @@ import {
 } from './schemas.js';
 
 const conversationSchema = z
-  .object({ id: z.string(), nodeId: z.string().meta({ description: 'Its GraphQL global id (`id` there), for node(id:) and the subscriptions; id arguments take either.' }), workspaceId: z.string(), title: z.string(), createdById: z.string(), createdAt: dateTime, updatedAt: dateTime })
+  .object({
+    id: z.string(),
+    nodeId: z.string().meta({ description: 'Its GraphQL global id (`id` there), for node(id:) and the subscriptions; id arguments take either.' }),
+    workspaceId: z.string(),
+    title: z.string(),
+    createdById: z.string(),
+    createdAt: dateTime,
+    updatedAt: dateTime,
+  })
   .meta({ id: 'AgentConversation', description: 'A conversation with the assistant; only its creator sees it.' });
 
 const toolCallSchema = z
@@ -37,10 +45,14 @@ const messageSchema = z
     conversationId: z.string(),
     role: z.enum(MESSAGE_ROLES).meta({ description: '`user` for questions, `assistant` for replies; `system` and `tool` are reserved.' }),
     content: z.string(),
-    messageType: z.enum(MESSAGE_TYPES).meta({ description: '`text` for questions and answers, `error` when the model could not answer; `thinking` and `tool-call` are reserved.' }),
+    messageType: z
+      .enum(MESSAGE_TYPES)
+      .meta({ description: '`text` for questions and answers, `error` when the model could not answer; `thinking` and `tool-call` are reserved.' }),
     createdAt: dateTime,
     metadata: z.record(z.string(), z.unknown()).meta({ description: 'For replies: `source` (`model` or `fallback`), model, rounds, error code.' }),
-    parts: z.array(z.record(z.string(), z.unknown())).meta({ description: 'The reply in order: `text`, `thinking`, `tool-call`, `tool-result`, `error` parts.' }),
+    parts: z
+      .array(z.record(z.string(), z.unknown()))
+      .meta({ description: 'The reply in order: `text`, `thinking`, `tool-call`, `tool-result`, `error` parts.' }),
     toolCalls: z.array(toolCallSchema),
   })
   .meta({ id: 'AgentMessage' });
@@ -52,7 +64,14 @@ const streamEventSchema = z
     z.object({ type: z.literal('text-delta'), messageId: z.string(), delta: z.string() }),
     z.object({ type: z.literal('thinking-delta'), messageId: z.string(), delta: z.string() }),
     z.object({ type: z.literal('tool-call'), messageId: z.string(), toolCallId: z.string(), toolName: z.string(), args: z.record(z.string(), z.unknown()) }),
-    z.object({ type: z.literal('tool-result'), messageId: z.string(), toolCallId: z.string(), toolName: z.string(), result: z.unknown(), isError: z.boolean() }),
+    z.object({
+      type: z.literal('tool-result'),
+      messageId: z.string(),
+      toolCallId: z.string(),
+      toolName: z.string(),
+      result: z.unknown(),
+      isError: z.boolean(),
+    }),
     z.object({ type: z.literal('error'), messageId: z.string().nullable(), code: z.string(), message: z.string() }),
     z.object({ type: z.literal('done'), conversationId: z.string(), messageId: z.string() }),
   ])
@@ -74,7 +93,6 @@ const modelConfigSchema = z
 
 const tags = ['Agents'];
 
-
 export const STREAM_DESCRIPTION =
   'Answers `text/event-stream`: one event per step, `event: <type>` and `data: <JSON>` (AgentStreamEvent): `conversation`, ' +
   '`message` (the stored question), `text-delta` / `thinking-delta`, `tool-call` and `tool-result` for each tool the assistant runs, ' +
@@ -95,7 +113,9 @@ export const agentsRest = router({
     .mutation(({ ctx, input }) => conversations.createConversation(ctx.svc, ctx.workspaceId, input)),
 
   getModelConfig: workspaceProcedure
-    .meta({ openapi: { method: 'GET', path: '/api/agents/model-config', tags, summary: "The workspace's own language model (404 when it has none)", requestHeaders } })
+    .meta({
+      openapi: { method: 'GET', path: '/api/agents/model-config', tags, summary: "The workspace's own language model (404 when it has none)", requestHeaders },
+    })
     .input(z.object({}).strict().optional())
     .output(modelConfigSchema)
     .query(({ ctx }) => modelConfig.getWorkspaceModelConfig(ctx.svc, ctx.workspaceId)),
@@ -107,7 +127,8 @@ export const agentsRest = router({
         path: '/api/agents/model-config',
         tags,
         summary: "Set the workspace's language model (owners)",
-        description: 'An OpenAI-compatible chat-completions endpoint. Its host must not resolve to loopback, private or metadata addresses unless SCAN_ALLOWED_NETWORKS allows them.',
+        description:
+          'An OpenAI-compatible chat-completions endpoint. Its host must not resolve to loopback, private or metadata addresses unless SCAN_ALLOWED_NETWORKS allows them.',
         requestHeaders,
       },
     })
@@ -116,25 +137,49 @@ export const agentsRest = router({
     .mutation(({ ctx, input }) => modelConfig.putWorkspaceModelConfig(ctx.svc, ctx.workspaceId, input)),
 
   deleteModelConfig: workspaceProcedure
-    .meta({ openapi: { method: 'DELETE', path: '/api/agents/model-config', tags, summary: "Remove the workspace's language model (owners); the instance's applies again", requestHeaders } })
+    .meta({
+      openapi: {
+        method: 'DELETE',
+        path: '/api/agents/model-config',
+        tags,
+        summary: "Remove the workspace's language model (owners); the instance's applies again",
+        requestHeaders,
+      },
+    })
     .input(z.object({}).strict().optional())
     .output(idOutput)
     .mutation(({ ctx }) => modelConfig.deleteWorkspaceModelConfig(ctx.svc, ctx.workspaceId)),
 
   getInstanceModelConfig: adminProcedure
-    .meta({ openapi: { method: 'GET', path: '/api/agents/model-config/instance', tags, summary: 'The instance-wide language model (instance administrators)' } })
+    .meta({
+      openapi: { method: 'GET', path: '/api/agents/model-config/instance', tags, summary: 'The instance-wide language model (instance administrators)' },
+    })
     .input(z.object({}).strict().optional())
     .output(modelConfigSchema)
     .query(({ ctx }) => modelConfig.getInstanceModelConfig(ctx.svc)),
 
   putInstanceModelConfig: adminProcedure
-    .meta({ openapi: { method: 'PUT', path: '/api/agents/model-config/instance', tags, summary: 'Set the language model of workspaces without their own (instance administrators)' } })
+    .meta({
+      openapi: {
+        method: 'PUT',
+        path: '/api/agents/model-config/instance',
+        tags,
+        summary: 'Set the language model of workspaces without their own (instance administrators)',
+      },
+    })
     .input(putModelConfigInput)
     .output(modelConfigSchema)
     .mutation(({ ctx, input }) => modelConfig.putInstanceModelConfig(ctx.svc, input)),
 
   deleteInstanceModelConfig: adminProcedure
-    .meta({ openapi: { method: 'DELETE', path: '/api/agents/model-config/instance', tags, summary: 'Remove the instance-wide language model (instance administrators)' } })
+    .meta({
+      openapi: {
+        method: 'DELETE',
+        path: '/api/agents/model-config/instance',
+        tags,
+        summary: 'Remove the instance-wide language model (instance administrators)',
+      },
+    })
     .input(z.object({}).strict().optional())
     .output(idOutput)
     .mutation(({ ctx }) => modelConfig.deleteInstanceModelConfig(ctx.svc)),
@@ -146,8 +191,9 @@ export const agentsRest = router({
         method: 'POST',
         path: '/api/agents/messages',
         tags,
-        summary: "Ask the assistant; answers the stored reply (with its conversationId) once it is complete",
-        description: 'Without conversationId a new conversation is started, titled after the question. A reply the model could not give is stored and returned with messageType `error`.',
+        summary: 'Ask the assistant; answers the stored reply (with its conversationId) once it is complete',
+        description:
+          'Without conversationId a new conversation is started, titled after the question. A reply the model could not give is stored and returned with messageType `error`.',
         requestHeaders,
       },
     })
@@ -157,7 +203,16 @@ export const agentsRest = router({
 
   // Served by the SSE route (stream-route.ts) before the REST handler; declared here for the OpenAPI document.
   streamMessage: workspaceProcedure
-    .meta({ openapi: { method: 'POST', path: '/api/agents/messages/stream', tags, summary: 'Ask the assistant and receive the reply as server-sent events', description: STREAM_DESCRIPTION, requestHeaders } })
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/api/agents/messages/stream',
+        tags,
+        summary: 'Ask the assistant and receive the reply as server-sent events',
+        description: STREAM_DESCRIPTION,
+        requestHeaders,
+      },
+    })
     .input(sendMessageInput)
     .output(streamEventSchema)
     .mutation((): never => {
@@ -165,7 +220,7 @@ export const agentsRest = router({
     }),
 
   getConversation: workspaceProcedure
-    .meta({ openapi: { method: 'GET', path: '/api/agents/conversations/{id}', tags, summary: 'One of the caller\'s conversations', requestHeaders } })
+    .meta({ openapi: { method: 'GET', path: '/api/agents/conversations/{id}', tags, summary: "One of the caller's conversations", requestHeaders } })
     .input(idParam)
     .output(conversationSchema)
     .query(({ ctx, input }) => conversations.getConversation(ctx.svc, ctx.workspaceId, input.id)),
@@ -183,7 +238,9 @@ export const agentsRest = router({
     .mutation(({ ctx, input }) => conversations.deleteConversation(ctx.svc, ctx.workspaceId, input.id)),
 
   listMessages: workspaceProcedure
-    .meta({ openapi: { method: 'GET', path: '/api/agents/conversations/{id}/messages', tags, summary: 'The messages of a conversation, paged', requestHeaders } })
+    .meta({
+      openapi: { method: 'GET', path: '/api/agents/conversations/{id}/messages', tags, summary: 'The messages of a conversation, paged', requestHeaders },
+    })
     .input(listMessagesInput.extend({ id: uuidParam }))
     .output(pageSchema(messageSchema))
     .query(({ ctx, input: { id, ...query } }) => conversations.listMessages(ctx.svc, ctx.workspaceId, id, query)),

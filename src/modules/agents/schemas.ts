@@ -17,7 +17,11 @@ export const MAX_TITLE_CHARS = 200;
 export const DERIVED_TITLE_CHARS = 80;
 
 const uuid = z.string().uuid({ message: 'must be a UUID' });
-const title = z.string({ message: 'must be a string' }).trim().min(1, { message: 'must not be empty' }).max(MAX_TITLE_CHARS, { message: `must be at most ${MAX_TITLE_CHARS} characters` });
+const title = z
+  .string({ message: 'must be a string' })
+  .trim()
+  .min(1, { message: 'must not be empty' })
+  .max(MAX_TITLE_CHARS, { message: `must be at most ${MAX_TITLE_CHARS} characters` });
 
 export const listConversationsInput = z
   .object({ ...pageQuery, search: searchQuery.optional(), sortBy: sortByQuery(CONVERSATION_SORT_FIELDS, 'updatedAt') })

@@ -31,7 +31,12 @@ const json = (value: unknown) => value as Prisma.InputJsonValue;
  * stores the reply with its tool calls, and returns both. A reply the model could not give is stored as a message
  * of type `error`; the send itself only fails for the caller's mistakes (validation, access, unknown conversation).
  */
-export async function sendMessage(ctx: ServiceContext, workspaceId: string, input: SendMessageInput, sink: AgentStreamSink = () => {}): Promise<SendMessageResult> {
+export async function sendMessage(
+  ctx: ServiceContext,
+  workspaceId: string,
+  input: SendMessageInput,
+  sink: AgentStreamSink = () => {},
+): Promise<SendMessageResult> {
   const viewer = requireViewer(ctx);
   const { question, conversationId } = validate(sendMessageInput, input);
   await assertCan(ctx, 'agent:use', { workspaceId });
@@ -40,16 +45,18 @@ export async function sendMessage(ctx: ServiceContext, workspaceId: string, inpu
   const existing = conversationId ? await findOwnConversation(ctx, conversationId, workspaceId) : null;
   const history = existing ? await loadHistory(ctx, existing.id) : [];
   const asked = new Date();
-  const { conversation, userRow } = await prisma.$transaction(async (tx) => {
-    const conversation = existing
-      ? await tx.conversation.update({ where: { id: existing.id }, data: { updatedAt: asked } })
-      : await tx.conversation.create({ data: { workspaceId, createdById: viewer.id, title: titleFrom(question), createdAt: asked } });
-    const userRow = await tx.message.create({
-      data: { conversationId: conversation.id, role: 'user', content: question, messageType: 'text', createdAt: asked },
-      include: messageInclude,
-    });
-    return { conversation, userRow };
-  }).catch(goneAsNotFound);
+  const { conversation, userRow } = await prisma
+    .$transaction(async (tx) => {
+      const conversation = existing
+        ? await tx.conversation.update({ where: { id: existing.id }, data: { updatedAt: asked } })
+        : await tx.conversation.create({ data: { workspaceId, createdById: viewer.id, title: titleFrom(question), createdAt: asked } });
+      const userRow = await tx.message.create({
+        data: { conversationId: conversation.id, role: 'user', content: question, messageType: 'text', createdAt: asked },
+        include: messageInclude,
+      });
+      return { conversation, userRow };
+    })
+    .catch(goneAsNotFound);
   const userMessage = toMessageResponse(userRow);
   publishMessageAdded(ctx.deps, conversation.id, userRow.id);
   sink({ type: 'conversation', conversationId: conversation.id, title: conversation.title, created: !existing });
@@ -114,7 +121,13 @@ async function loadHistory(ctx: ServiceContext, conversationId: string) {
 }
 
 /** The reply, whatever happens: an unexpected failure is logged and answered as an error message. */
-async function produceReply(ctx: ServiceContext, workspaceId: string, question: string, history: Awaited<ReturnType<typeof loadHistory>>, listener: ReplyListener): Promise<Reply> {
+async function produceReply(
+  ctx: ServiceContext,
+  workspaceId: string,
+  question: string,
+  history: Awaited<ReturnType<typeof loadHistory>>,
+  listener: ReplyListener,
+): Promise<Reply> {
   try {
     const endpoint = await resolveModelEndpoint(ctx, workspaceId);
     return await runTurn({ ctx, workspaceId, question, history, endpoint }, listener);
@@ -122,7 +135,13 @@ async function produceReply(ctx: ServiceContext, workspaceId: string, question: 
     ctx.deps.log.error({ err: error, reqId: ctx.requestId }, 'agent reply failed');
     const message = 'The assistant failed unexpectedly; please try again.';
     listener.error('INTERNAL', message);
-    return { content: message, messageType: 'error', parts: [{ type: 'error', code: 'INTERNAL', message }], toolCalls: [], metadata: { error: { code: 'INTERNAL' } } };
+    return {
+      content: message,
+      messageType: 'error',
+      parts: [{ type: 'error', code: 'INTERNAL', message }],
+      toolCalls: [],
+      metadata: { error: { code: 'INTERNAL' } },
+    };
   }
 }
 

@@ -50,7 +50,12 @@ export async function serveAgentStream(ctx: ServiceContext, req: IncomingMessage
       throw error;
     }
     ctx.deps.log.error({ err: error, reqId: ctx.requestId }, 'agent stream failed');
-    write({ type: 'error', messageId: null, code: error instanceof AppError ? error.code : 'INTERNAL', message: error instanceof AppError ? error.message : 'Internal server error' });
+    write({
+      type: 'error',
+      messageId: null,
+      code: error instanceof AppError ? error.code : 'INTERNAL',
+      message: error instanceof AppError ? error.message : 'Internal server error',
+    });
   } finally {
     clearInterval(heartbeat);
     if (started && open()) res.end();

@@ -44,7 +44,12 @@ const MAX_TOOL_ARGS_CHARS = 4000;
 const limit = (max: number, fallback: number) => z.number().int().min(1).max(max).default(fallback).describe(`How many to return (1-${max}).`);
 const day = (date: Date | null) => (date ? date.toISOString() : null);
 
-function tool<S extends z.ZodType<Record<string, unknown>>>(definition: { name: string; description: string; args: S; run(scope: ToolScope, args: z.infer<S>): Promise<ToolResult> }): AgentTool {
+function tool<S extends z.ZodType<Record<string, unknown>>>(definition: {
+  name: string;
+  description: string;
+  args: S;
+  run(scope: ToolScope, args: z.infer<S>): Promise<ToolResult>;
+}): AgentTool {
   return definition as unknown as AgentTool;
 }
 
@@ -62,7 +67,10 @@ async function findTarget({ ctx, workspaceId }: ToolScope, reference: string) {
   const exact = candidates.data.find((target) => target.value.toLowerCase() === wanted);
   if (exact) return exact;
   const similar = candidates.data.map((target) => target.value).slice(0, 5);
-  throw new AppError('NOT_FOUND', `No target "${reference}" in this workspace${similar.length ? ` (similar: ${similar.join(', ')})` : '; add it as a target first'}`);
+  throw new AppError(
+    'NOT_FOUND',
+    `No target "${reference}" in this workspace${similar.length ? ` (similar: ${similar.join(', ')})` : '; add it as a target first'}`,
+  );
 }
 
 export const AGENT_TOOLS: AgentTool[] = [
@@ -78,7 +86,10 @@ export const AGENT_TOOLS: AgentTool[] = [
     args: z.object({ kind: z.enum(ASSET_KINDS).optional(), search: z.string().max(200).optional(), limit: limit(20, 10) }).strict(),
     run: async ({ ctx, workspaceId }, args) => {
       const page = await listAssets(ctx, workspaceId, { kind: args.kind, search: args.search, limit: args.limit });
-      return { total: page.total, items: page.data.map((asset) => ({ value: asset.value, kind: asset.kind, enabled: asset.enabled, lastSeenAt: day(asset.lastSeenAt) })) };
+      return {
+        total: page.total,
+        items: page.data.map((asset) => ({ value: asset.value, kind: asset.kind, enabled: asset.enabled, lastSeenAt: day(asset.lastSeenAt) })),
+      };
     },
   }),
   tool({
@@ -96,10 +107,21 @@ export const AGENT_TOOLS: AgentTool[] = [
     description: 'List open security findings, most severe first; optionally of one severity.',
     args: z.object({ severity: z.enum(SEVERITIES).optional(), limit: limit(20, 10) }).strict(),
     run: async ({ ctx, workspaceId }, args) => {
-      const page = await listFindings(ctx, workspaceId, { severity: args.severity ? [args.severity] : undefined, sortBy: 'severity', sortOrder: 'DESC', limit: args.limit });
+      const page = await listFindings(ctx, workspaceId, {
+        severity: args.severity ? [args.severity] : undefined,
+        sortBy: 'severity',
+        sortOrder: 'DESC',
+        limit: args.limit,
+      });
       return {
         total: page.total,
-        items: page.data.map((finding) => ({ name: finding.name, severity: finding.severity, checkId: finding.checkId, status: finding.status, lastSeenAt: day(finding.lastSeenAt) })),
+        items: page.data.map((finding) => ({
+          name: finding.name,
+          severity: finding.severity,
+          checkId: finding.checkId,
+          status: finding.status,
+          lastSeenAt: day(finding.lastSeenAt),
+        })),
       };
     },
   }),
@@ -193,7 +215,8 @@ export interface ToolOutcome {
 export async function runTool(scope: ToolScope, name: string, rawArgs: string | Record<string, unknown>): Promise<ToolOutcome> {
   let args: Record<string, unknown> = {};
   if (typeof rawArgs === 'string') {
-    if (rawArgs.length > MAX_TOOL_ARGS_CHARS) return { args: { raw: `${rawArgs.slice(0, 200)}…` }, result: { error: 'The arguments are too long' }, isError: true };
+    if (rawArgs.length > MAX_TOOL_ARGS_CHARS)
+      return { args: { raw: `${rawArgs.slice(0, 200)}…` }, result: { error: 'The arguments are too long' }, isError: true };
     try {
       const parsed: unknown = rawArgs.trim() ? JSON.parse(rawArgs) : {};
       if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error('not an object');
@@ -205,7 +228,8 @@ export async function runTool(scope: ToolScope, name: string, rawArgs: string | 
     args = rawArgs;
   }
   const definition = TOOLS_BY_NAME.get(name);
-  if (!definition) return { args, result: { error: `There is no tool named "${name}"; available: ${AGENT_TOOLS.map((each) => each.name).join(', ')}` }, isError: true };
+  if (!definition)
+    return { args, result: { error: `There is no tool named "${name}"; available: ${AGENT_TOOLS.map((each) => each.name).join(', ')}` }, isError: true };
   const parsed = definition.args.safeParse(args);
   if (!parsed.success) {
     const issues = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(arguments)'}: ${issue.message}`).join('; ');

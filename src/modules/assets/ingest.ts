@@ -111,7 +111,13 @@ export async function upsertAssets(tx: Tx, scope: IngestScope, inputs: AssetInpu
   const sorted = [...unique.values()].sort((a, b) => order.indexOf(a.kind) - order.indexOf(b.kind));
   for (const input of sorted) {
     const parentId = input.parentKey ? (idByKey.get(input.parentKey) ?? null) : null;
-    const seen = { value: input.value, data: input.data, lastSeenAt: scope.now, lastScanId: scope.scanId, ...(scope.targetId ? { targetId: scope.targetId } : {}) };
+    const seen = {
+      value: input.value,
+      data: input.data,
+      lastSeenAt: scope.now,
+      lastScanId: scope.scanId,
+      ...(scope.targetId ? { targetId: scope.targetId } : {}),
+    };
     const id = idByKey.get(input.key);
     if (id && input.preserveExisting) {
       await tx.asset.update({ where: { id }, data: { lastSeenAt: scope.now, ...(scope.scanId ? { lastScanId: scope.scanId } : {}) } });

@@ -25,10 +25,11 @@ const assetSchema = z
 
 const tags = ['Assets'];
 
-
 export const assetsRest = router({
   list: workspaceProcedure
-    .meta({ openapi: { method: 'GET', path: '/api/assets', tags, summary: "List the workspace's assets (hosts, services, web apps, certificates)", requestHeaders } })
+    .meta({
+      openapi: { method: 'GET', path: '/api/assets', tags, summary: "List the workspace's assets (hosts, services, web apps, certificates)", requestHeaders },
+    })
     .input(listAssetsInput)
     .output(pageSchema(assetSchema))
     .query(({ ctx, input }) => assets.listAssets(ctx.svc, ctx.workspaceId, input)),
@@ -40,7 +41,9 @@ export const assetsRest = router({
     .query(({ ctx, input }) => assets.getAsset(ctx.svc, ctx.workspaceId, input.id)),
 
   update: workspaceProcedure
-    .meta({ openapi: { method: 'PATCH', path: '/api/assets/{id}', tags, summary: 'Enable or disable an asset (disabled assets are not scanned)', requestHeaders } })
+    .meta({
+      openapi: { method: 'PATCH', path: '/api/assets/{id}', tags, summary: 'Enable or disable an asset (disabled assets are not scanned)', requestHeaders },
+    })
     .input(updateAssetInput.extend({ id: uuidParam }))
     .output(assetSchema)
     .mutation(({ ctx, input: { id, ...patch } }) => assets.setAssetEnabled(ctx.svc, ctx.workspaceId, id, patch)),

@@ -17,7 +17,6 @@ export const listAssetsInput = z
   })
   .strict();
 
-
 export const updateAssetInput = z.object({ enabled: z.boolean({ message: 'must be true or false' }) }).strict();
 
 export type ListAssetsInput = z.input<typeof listAssetsInput>;

@@ -7,12 +7,7 @@ import type { AppDeps } from '../../context.js';
 import { AppError, errorBody, NotFoundError } from '../../errors.js';
 import { clientAddress } from '../../auth/client-address.js';
 import { sendError, toHeaders } from '../../rest/handler.js';
-import {
-  authenticateWorkspaceApiKey,
-  serviceContextForKey,
-  workspaceKeyFromHeaders,
-  type WorkspaceKeyPrincipal,
-} from '../workspace-api-keys/service.js';
+import { authenticateWorkspaceApiKey, serviceContextForKey, workspaceKeyFromHeaders, type WorkspaceKeyPrincipal } from '../workspace-api-keys/service.js';
 import { buildMcpServer } from './server.js';
 
 /**
@@ -78,7 +73,8 @@ export function createMcpEndpoint(deps: AppDeps): McpEndpoint {
   }
 
   async function streamable(req: IncomingMessage, res: ServerResponse, principal: WorkspaceKeyPrincipal): Promise<void> {
-    if (req.method !== 'POST') return jsonRpcError(res, 405, -32000, 'Method not allowed: this endpoint is stateless, POST JSON-RPC messages to it', { allow: 'POST' });
+    if (req.method !== 'POST')
+      return jsonRpcError(res, 405, -32000, 'Method not allowed: this endpoint is stateless, POST JSON-RPC messages to it', { allow: 'POST' });
     const parsed = await readJson(req, bodyLimit);
     if (!parsed.ok) return jsonRpcError(res, 400, -32700, 'Parse error: the body is not valid JSON');
     const server = buildMcpServer(contextFactory(req, principal), deps.log);
@@ -93,7 +89,8 @@ export function createMcpEndpoint(deps: AppDeps): McpEndpoint {
 
   async function openSse(req: IncomingMessage, res: ServerResponse, principal: WorkspaceKeyPrincipal): Promise<void> {
     if (req.method !== 'GET') return sendError(res, errorBody(new AppError('METHOD_NOT_ALLOWED', 'Open the SSE stream with GET')), { allow: 'GET' });
-    if (sessions.size >= MAX_SSE_SESSIONS) return sendError(res, errorBody(new AppError('UNAVAILABLE', 'Too many open MCP SSE sessions; use the streamable HTTP endpoint')));
+    if (sessions.size >= MAX_SSE_SESSIONS)
+      return sendError(res, errorBody(new AppError('UNAVAILABLE', 'Too many open MCP SSE sessions; use the streamable HTTP endpoint')));
     const transport = new SSEServerTransport(MCP_MESSAGES_PATH, res);
     const server = buildMcpServer(contextFactory(req, principal), deps.log);
     const keepAlive = setInterval(() => res.write(': keep-alive\n\n'), SSE_KEEP_ALIVE_MS);

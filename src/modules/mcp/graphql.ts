@@ -16,7 +16,7 @@ function inGraphQLTerms(error: unknown): never {
 }
 
 export const McpServerConfigRef = builder.objectRef<mcp.McpServerView>('McpServerConfig').implement({
-  description: 'An MCP server the workspace\'s agents may use.',
+  description: "An MCP server the workspace's agents may use.",
   fields: (t) => ({
     id: t.exposeID('id'),
     name: t.exposeString('name', { description: 'Unique in the workspace (case-insensitive).' }),
@@ -99,6 +99,7 @@ builder.mutationFields((t) => ({
       name: t.arg.string({ required: true }),
       disabled: t.arg.boolean({ required: true }),
     },
-    resolve: (_root, { workspaceId, name, disabled }, ctx) => mcp.setMcpServerDisabled(ctx, decodeId(workspaceId, WorkspaceRef, 'workspaceId'), name, { disabled }),
+    resolve: (_root, { workspaceId, name, disabled }, ctx) =>
+      mcp.setMcpServerDisabled(ctx, decodeId(workspaceId, WorkspaceRef, 'workspaceId'), name, { disabled }),
   }),
 }));

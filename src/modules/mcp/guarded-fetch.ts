@@ -62,7 +62,12 @@ export function createGuardedFetch(options: GuardedFetchOptions): FetchLike {
             incoming.resume();
             return resolve(new Response(null, { status, statusText: incoming.statusMessage, headers: responseHeaders }));
           }
-          resolve(new Response(bodyStream(incoming, () => request.destroy(), options.maxResponseBytes), { status, statusText: incoming.statusMessage, headers: responseHeaders }));
+          resolve(
+            new Response(
+              bodyStream(incoming, () => request.destroy(), options.maxResponseBytes),
+              { status, statusText: incoming.statusMessage, headers: responseHeaders },
+            ),
+          );
         },
       );
       request.once('error', reject);

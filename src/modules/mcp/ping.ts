@@ -48,7 +48,11 @@ export async function probeMcpServer(options: ProbeOptions): Promise<McpPingResu
   const transport =
     options.transport === 'sse'
       ? new SSEClientTransport(url, { requestInit, fetch })
-      : new StreamableHTTPClientTransport(url, { requestInit, fetch, reconnectionOptions: { maxRetries: 0, initialReconnectionDelay: 1000, maxReconnectionDelay: 1000, reconnectionDelayGrowFactor: 1 } });
+      : new StreamableHTTPClientTransport(url, {
+          requestInit,
+          fetch,
+          reconnectionOptions: { maxRetries: 0, initialReconnectionDelay: 1000, maxReconnectionDelay: 1000, reconnectionDelayGrowFactor: 1 },
+        });
   const client = new Client({ name: 'perimeter-mcp-ping', version: '1.0.0' }, { capabilities: {} });
   // Transport errors after the answer (e.g. the stream closing) are not the check's business.
   client.onerror = () => undefined;

@@ -15,8 +15,14 @@ const serverSchema = z
     }),
     disabled: z.boolean(),
     allowed_tools: z.array(z.string()).meta({ description: 'Tool names that are allowed; empty allows every tool.' }),
-    timeout: z.number().int().meta({ description: `Seconds a request may take (${TIMEOUT_SECONDS.min}–${TIMEOUT_SECONDS.max}).` }),
-    sse_read_timeout: z.number().int().meta({ description: `Seconds an SSE stream may stay silent (${SSE_READ_TIMEOUT_SECONDS.min}–${SSE_READ_TIMEOUT_SECONDS.max}).` }),
+    timeout: z
+      .number()
+      .int()
+      .meta({ description: `Seconds a request may take (${TIMEOUT_SECONDS.min}–${TIMEOUT_SECONDS.max}).` }),
+    sse_read_timeout: z
+      .number()
+      .int()
+      .meta({ description: `Seconds an SSE stream may stay silent (${SSE_READ_TIMEOUT_SECONDS.min}–${SSE_READ_TIMEOUT_SECONDS.max}).` }),
   })
   .meta({ id: 'McpServerConfig' });
 
@@ -36,10 +42,11 @@ const pingSchema = z
 const tags = ['MCP'];
 const nameParam = z.object({ name: mcpServerName }).strict();
 
-
 export const mcpConfigsRest = router({
   list: workspaceProcedure
-    .meta({ openapi: { method: 'GET', path: '/api/agents/mcp-configs', tags, summary: "The workspace's MCP server configurations (members read)", requestHeaders } })
+    .meta({
+      openapi: { method: 'GET', path: '/api/agents/mcp-configs', tags, summary: "The workspace's MCP server configurations (members read)", requestHeaders },
+    })
     .input(z.object({}).strict().optional())
     .output(z.object({ servers: z.array(serverSchema) }))
     .query(async ({ ctx }) => ({ servers: await mcp.listMcpServers(ctx.svc, ctx.workspaceId) })),
@@ -53,7 +60,7 @@ export const mcpConfigsRest = router({
         tags,
         summary: 'Create or replace an MCP server configuration (owners)',
         description:
-          'Absent fields take their defaults. The URL must be http(s) and its host must resolve outside blocked ranges (the scans\' SCAN_ALLOWED_NETWORKS policy). A `name` in the body is ignored: the path names the configuration.',
+          "Absent fields take their defaults. The URL must be http(s) and its host must resolve outside blocked ranges (the scans' SCAN_ALLOWED_NETWORKS policy). A `name` in the body is ignored: the path names the configuration.",
         requestHeaders,
       },
     })
@@ -62,13 +69,23 @@ export const mcpConfigsRest = router({
     .mutation(({ ctx, input: { name, ...body } }) => mcp.putMcpServer(ctx.svc, ctx.workspaceId, name, body)),
 
   delete: workspaceProcedure
-    .meta({ openapi: { method: 'DELETE', path: '/api/agents/mcp-configs/{name}', tags, summary: 'Delete an MCP server configuration (owners)', requestHeaders } })
+    .meta({
+      openapi: { method: 'DELETE', path: '/api/agents/mcp-configs/{name}', tags, summary: 'Delete an MCP server configuration (owners)', requestHeaders },
+    })
     .input(nameParam)
     .output(z.object({ name: z.string() }))
     .mutation(({ ctx, input }) => mcp.deleteMcpServer(ctx.svc, ctx.workspaceId, input.name)),
 
   toggle: workspaceProcedure
-    .meta({ openapi: { method: 'PATCH', path: '/api/agents/mcp-configs/{name}/toggle', tags, summary: 'Enable or disable an MCP server configuration (owners)', requestHeaders } })
+    .meta({
+      openapi: {
+        method: 'PATCH',
+        path: '/api/agents/mcp-configs/{name}/toggle',
+        tags,
+        summary: 'Enable or disable an MCP server configuration (owners)',
+        requestHeaders,
+      },
+    })
     .input(toggleMcpServerInput.extend({ name: mcpServerName }))
     .output(serverSchema)
     .mutation(({ ctx, input: { name, ...body } }) => mcp.setMcpServerDisabled(ctx.svc, ctx.workspaceId, name, body)),

@@ -67,7 +67,8 @@ const url = z
     const parsed = URL.canParse(value) ? new URL(value) : undefined;
     if (!parsed) return void ctx.addIssue({ code: 'custom', message: 'must be an absolute http:// or https:// URL' });
     if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') ctx.addIssue({ code: 'custom', message: 'must use the http or https scheme' });
-    if (parsed.username || parsed.password) ctx.addIssue({ code: 'custom', message: 'must not carry credentials: send them in headers, which are stored encrypted' });
+    if (parsed.username || parsed.password)
+      ctx.addIssue({ code: 'custom', message: 'must not carry credentials: send them in headers, which are stored encrypted' });
   });
 
 const headers = z
@@ -91,14 +92,9 @@ const headers = z
   .transform((value) => Object.fromEntries(Object.entries(value).map(([name, headerValue]) => [name.toLowerCase(), headerValue])));
 
 const allowedTools = z
-  .array(
-    z
-      .string({ message: 'must be a string' })
-      .trim()
-      .min(1, { message: 'must not be empty' })
-      .max(128, { message: 'must be at most 128 characters' }),
-    { message: 'must be a list of tool names' },
-  )
+  .array(z.string({ message: 'must be a string' }).trim().min(1, { message: 'must not be empty' }).max(128, { message: 'must be at most 128 characters' }), {
+    message: 'must be a list of tool names',
+  })
   .max(MAX_ALLOWED_TOOLS, { message: `must name at most ${MAX_ALLOWED_TOOLS} tools` })
   .transform((names) => [...new Set(names)]);
 

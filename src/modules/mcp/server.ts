@@ -57,17 +57,18 @@ export function buildMcpServer(contextFor: () => ServiceContext, log: Logger): M
         return { isError: true, content: [{ type: 'text', text: 'INTERNAL: Internal error' }] };
       }
     };
-    server.registerTool(
-      name,
-      { description, inputSchema: shape, annotations: { readOnlyHint: readOnly, openWorldHint: !readOnly } },
-      handler as never,
-    );
+    server.registerTool(name, { description, inputSchema: shape, annotations: { readOnlyHint: readOnly, openWorldHint: !readOnly } }, handler as never);
   }
 
   tool(
     'list_targets',
     'List the targets (domains, IPs, CIDRs, URLs) of the workspace.',
-    { ...paging, search: z.string().max(200).optional().describe('Text the value contains.'), type: z.enum(TARGET_TYPES).optional(), sortBy: z.enum(TARGET_SORT_FIELDS).optional() },
+    {
+      ...paging,
+      search: z.string().max(200).optional().describe('Text the value contains.'),
+      type: z.enum(TARGET_TYPES).optional(),
+      sortBy: z.enum(TARGET_SORT_FIELDS).optional(),
+    },
     true,
     (ctx, workspaceId, args) => targets.listTargets(ctx, workspaceId, { ...args, ...page(args) }),
   );
@@ -130,7 +131,7 @@ export function buildMcpServer(contextFor: () => ServiceContext, log: Logger): M
   );
   tool(
     'start_scan',
-    'Start a scan of one of the workspace\'s targets (DNS, ports, HTTP, TLS, checks). Returns the new scan; poll get_scan for progress.',
+    "Start a scan of one of the workspace's targets (DNS, ports, HTTP, TLS, checks). Returns the new scan; poll get_scan for progress.",
     { targetId: id('target'), options: scanOptionsInput.optional().describe('Steps and limits; absent fields take safe defaults.') },
     false,
     async (ctx, workspaceId, args) => toScanResponse(await scans.startScan(ctx, workspaceId, args)),

@@ -34,7 +34,7 @@ export interface McpServerView {
   updatedAt: Date;
 }
 
-function toView(ctx: ServiceContext, row: McpServerConfig): McpServerView {
+function toView(_ctx: ServiceContext, row: McpServerConfig): McpServerView {
   return {
     id: row.id,
     name: row.name,
@@ -96,7 +96,9 @@ export async function mcpServersOfWorkspaces(ctx: ServiceContext, workspaceIds: 
     ctx.deps.prisma.workspaceMember.findMany({ where: { userId: viewer.id, workspaceId: { in: ids } }, select: { workspaceId: true } }),
   ]);
   const member = new Set(memberships.map((row) => row.workspaceId));
-  return ids.map((id) => (member.has(id) && (!ctx.actsFor || ctx.actsFor.workspaceId === id) ? rows.filter((row) => row.workspaceId === id).map((row) => toView(ctx, row)) : []));
+  return ids.map((id) =>
+    member.has(id) && (!ctx.actsFor || ctx.actsFor.workspaceId === id) ? rows.filter((row) => row.workspaceId === id).map((row) => toView(ctx, row)) : [],
+  );
 }
 
 export async function getMcpServer(ctx: ServiceContext, workspaceId: string, name: string): Promise<McpServerView> {

@@ -11,7 +11,12 @@ export function publishScanUpdate(deps: Pick<AppDeps, 'pubsub'>, scan: ScanRow):
     stepsDone: scan.stepsDone,
     stepsTotal: scan.stepsTotal,
   });
-  deps.pubsub.publish('workspace:event', scan.workspaceId, { type: 'scan.updated', workspaceId: scan.workspaceId, entityId: scan.id, at: new Date().toISOString() });
+  deps.pubsub.publish('workspace:event', scan.workspaceId, {
+    type: 'scan.updated',
+    workspaceId: scan.workspaceId,
+    entityId: scan.id,
+    at: new Date().toISOString(),
+  });
 }
 
 export function publishWorkspaceEvents(deps: Pick<AppDeps, 'pubsub'>, workspaceId: string, type: string, ids: readonly string[]): void {

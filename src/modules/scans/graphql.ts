@@ -54,7 +54,13 @@ export const ScanRef = builder.prismaNode('Scan', {
     findingCounts: t.field({
       type: FindingCounts,
       select: { findingsInfo: true, findingsLow: true, findingsMedium: true, findingsHigh: true, findingsCritical: true },
-      resolve: (scan) => ({ info: scan.findingsInfo, low: scan.findingsLow, medium: scan.findingsMedium, high: scan.findingsHigh, critical: scan.findingsCritical }),
+      resolve: (scan) => ({
+        info: scan.findingsInfo,
+        low: scan.findingsLow,
+        medium: scan.findingsMedium,
+        high: scan.findingsHigh,
+        critical: scan.findingsCritical,
+      }),
     }),
     error: t.exposeString('error', { nullable: true }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
@@ -124,7 +130,8 @@ builder.mutationFields((t) => ({
 builder.subscriptionFields((t) => ({
   scanUpdated: t.field({
     type: ScanRef,
-    description: 'The scan now, then each time its status, progress or counters change, until it ends. Access is checked when subscribing and again before each update.',
+    description:
+      'The scan now, then each time its status, progress or counters change, until it ends. Access is checked when subscribing and again before each update.',
     args: { id: t.arg.id({ required: true }) },
     subscribe: (_root, args, ctx) => {
       const scanId = decodeQueryId(args.id, ScanRef, 'id');

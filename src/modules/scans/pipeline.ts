@@ -35,7 +35,10 @@ function combine(outer: HostRateLimiter, inner: HostRateLimiter): HostRateLimite
 export function createScanRunner(deps: AppDeps) {
   const { prisma, env, log } = deps;
   const guard = createScopeGuard({ allowedNetworks: env.SCAN_ALLOWED_NETWORKS });
-  const instanceLimiter = createHostRateLimiter({ maxConcurrentPerHost: env.SCAN_MAX_CONCURRENCY_PER_HOST, maxPerSecondPerHost: env.SCAN_MAX_REQUESTS_PER_SECOND });
+  const instanceLimiter = createHostRateLimiter({
+    maxConcurrentPerHost: env.SCAN_MAX_CONCURRENCY_PER_HOST,
+    maxPerSecondPerHost: env.SCAN_MAX_REQUESTS_PER_SECOND,
+  });
 
   async function failScan(scanId: string, stepId: string, message: string): Promise<void> {
     const now = new Date();
@@ -51,7 +54,9 @@ export function createScanRunner(deps: AppDeps) {
   async function runStep(job: ScanStepJob, attempt: number): Promise<void> {
     const step = await prisma.scanStep.findUnique({
       where: { id: job.stepId },
-      include: { scan: { include: { target: true, workspace: { select: { isAutoEnableAssetAfterDiscovered: true } }, steps: { orderBy: { position: 'asc' } } } } },
+      include: {
+        scan: { include: { target: true, workspace: { select: { isAutoEnableAssetAfterDiscovered: true } }, steps: { orderBy: { position: 'asc' } } } },
+      },
     });
     if (!step || step.status === 'COMPLETED' || step.status === 'CANCELLED' || TERMINAL_STATUSES.has(step.scan.status)) return;
     const { scan } = step;
@@ -113,7 +118,10 @@ export function createScanRunner(deps: AppDeps) {
     const outcome = await prisma.$transaction(async (tx) => {
       const scan = await tx.scan.findUniqueOrThrow({
         where: { id: job.scanId },
-        include: { workspace: { select: { isAutoEnableAssetAfterDiscovered: true } }, steps: { orderBy: { position: 'asc' }, select: { id: true, position: true, status: true } } },
+        include: {
+          workspace: { select: { isAutoEnableAssetAfterDiscovered: true } },
+          steps: { orderBy: { position: 'asc' }, select: { id: true, position: true, status: true } },
+        },
       });
       // Cancelled (or finished elsewhere) while this step ran: its results are discarded.
       if (TERMINAL_STATUSES.has(scan.status)) return null;
@@ -125,7 +133,13 @@ export function createScanRunner(deps: AppDeps) {
         data: { status: 'COMPLETED', output: output as unknown as Prisma.InputJsonValue, finishedAt: now },
       });
       if (claimed.count === 0) return null;
-      const scope = { workspaceId: scan.workspaceId, targetId: scan.targetId, scanId: scan.id, autoEnable: scan.workspace.isAutoEnableAssetAfterDiscovered, now };
+      const scope = {
+        workspaceId: scan.workspaceId,
+        targetId: scan.targetId,
+        scanId: scan.id,
+        autoEnable: scan.workspace.isAutoEnableAssetAfterDiscovered,
+        now,
+      };
       const ingested = await ingestStepOutput(tx, scope, name, output);
       const current = scan.steps.find((s) => s.id === job.stepId)!;
       const next = scan.steps.find((s) => s.position > current.position && s.status !== 'COMPLETED');

@@ -66,7 +66,11 @@ export const scansRest = router({
     }),
 
   start: workspaceProcedure
-    .meta({ errors: { 409: 'Every step of the scan uses a tool switched off in this workspace' }, successStatus: 201, openapi: { method: 'POST', path: '/api/scans', tags, summary: 'Start a scan with chosen steps and settings', requestHeaders } })
+    .meta({
+      errors: { 409: 'Every step of the scan uses a tool switched off in this workspace' },
+      successStatus: 201,
+      openapi: { method: 'POST', path: '/api/scans', tags, summary: 'Start a scan with chosen steps and settings', requestHeaders },
+    })
     .input(startScanInput.extend({ options: scanOptionsInput.optional() }))
     .output(scanSchema)
     .mutation(async ({ ctx, input }) => {
@@ -105,13 +109,25 @@ export const scansRest = router({
     .query(async ({ ctx, input }) => (await getScanArtefact(ctx.svc, input.id, input.step, ctx.workspaceId)) as Record<string, unknown>),
 
   cancel: workspaceProcedure
-    .meta({ errors: { 409: 'The scan already finished' }, openapi: { method: 'POST', path: '/api/scans/{id}/cancel', tags, summary: 'Cancel a pending or running scan', requestHeaders } })
+    .meta({
+      errors: { 409: 'The scan already finished' },
+      openapi: { method: 'POST', path: '/api/scans/{id}/cancel', tags, summary: 'Cancel a pending or running scan', requestHeaders },
+    })
     .input(idParam)
     .output(scanSchema)
     .mutation(async ({ ctx, input }) => toScanResponse(await scans.cancelScan(ctx.svc, input.id, ctx.workspaceId))),
 
   retry: workspaceProcedure
-    .meta({ errors: { 409: 'The scan is not failed or cancelled, or has nothing left to run' }, openapi: { method: 'POST', path: '/api/scans/{id}/retry', tags, summary: 'Run a failed or cancelled scan again from its first unfinished step', requestHeaders } })
+    .meta({
+      errors: { 409: 'The scan is not failed or cancelled, or has nothing left to run' },
+      openapi: {
+        method: 'POST',
+        path: '/api/scans/{id}/retry',
+        tags,
+        summary: 'Run a failed or cancelled scan again from its first unfinished step',
+        requestHeaders,
+      },
+    })
     .input(idParam)
     .output(scanSchema)
     .mutation(async ({ ctx, input }) => toScanResponse(await scans.retryScan(ctx.svc, input.id, ctx.workspaceId))),

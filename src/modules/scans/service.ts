@@ -6,7 +6,15 @@ import { validate } from '../../validate.js';
 import { pageEnvelope, type Page } from '../../pagination.js';
 import { getTargetForScan } from '../targets/service.js';
 import { disabledBuiltinTools } from '../tools/service.js';
-import { listScansInput, withoutDisabledTools, resolveScanOptions, startScanInput, TERMINAL_STATUSES, type ListScansInput, type ScanOptionsInput } from './schemas.js';
+import {
+  listScansInput,
+  withoutDisabledTools,
+  resolveScanOptions,
+  startScanInput,
+  TERMINAL_STATUSES,
+  type ListScansInput,
+  type ScanOptionsInput,
+} from './schemas.js';
 import { enqueueStep } from './queue.js';
 import { publishScanUpdate } from './events.js';
 
@@ -74,7 +82,13 @@ export async function listScans(ctx: ServiceContext, workspaceId: string, input:
   const where: Prisma.ScanWhereInput = { workspaceId, ...(targetId ? { targetId } : {}), ...(status ? { status } : {}) };
   const direction = sortOrder === 'ASC' ? 'asc' : 'desc';
   const [rows, total] = await Promise.all([
-    ctx.deps.prisma.scan.findMany({ where, include: scanInclude, orderBy: [{ [sortBy]: direction }, { id: direction }], skip: (page - 1) * limit, take: limit }),
+    ctx.deps.prisma.scan.findMany({
+      where,
+      include: scanInclude,
+      orderBy: [{ [sortBy]: direction }, { id: direction }],
+      skip: (page - 1) * limit,
+      take: limit,
+    }),
     ctx.deps.prisma.scan.count({ where }),
   ]);
   return pageEnvelope(rows, total, page, limit);
@@ -109,11 +123,15 @@ export async function cancelScan(ctx: ServiceContext, scanId: string, workspaceI
 export async function retryScan(ctx: ServiceContext, scanId: string, workspaceId?: string): Promise<ScanWithSteps> {
   const scan = await findScanOrThrow(ctx, scanId, workspaceId);
   await assertCan(ctx, 'scan:start', { workspaceId: scan.workspaceId });
-  if (scan.status !== 'FAILED' && scan.status !== 'CANCELLED') throw new ConflictError(`Only a failed or cancelled scan can be retried; this one is ${scan.status}`);
+  if (scan.status !== 'FAILED' && scan.status !== 'CANCELLED')
+    throw new ConflictError(`Only a failed or cancelled scan can be retried; this one is ${scan.status}`);
   const next = scan.steps.find((step) => step.status !== 'COMPLETED');
   if (!next) throw new AppError('CONFLICT', 'Every step of this scan already completed');
   const updated = await ctx.deps.prisma.$transaction(async (tx) => {
-    await tx.scanStep.updateMany({ where: { scanId, status: { not: 'COMPLETED' } }, data: { status: 'PENDING', error: null, startedAt: null, finishedAt: null } });
+    await tx.scanStep.updateMany({
+      where: { scanId, status: { not: 'COMPLETED' } },
+      data: { status: 'PENDING', error: null, startedAt: null, finishedAt: null },
+    });
     const row = await tx.scan.update({ where: { id: scanId }, data: { status: 'PENDING', error: null, finishedAt: null }, include: scanInclude });
     await enqueueStep(ctx.deps, { scanId, stepId: next.id }, tx);
     return row;
@@ -151,7 +169,10 @@ export async function subscribeToScan(ctx: ServiceContext, scanId: string): Prom
 export async function startScanOfTarget(ctx: ServiceContext, targetId: string, options?: ScanOptionsInput): Promise<ScanWithSteps> {
   const viewer = requireViewer(ctx);
   const target = isUuid(targetId)
-    ? await ctx.deps.prisma.target.findFirst({ where: { id: targetId, workspace: { members: { some: { userId: viewer.id } } } }, select: { workspaceId: true } })
+    ? await ctx.deps.prisma.target.findFirst({
+        where: { id: targetId, workspace: { members: { some: { userId: viewer.id } } } },
+        select: { workspaceId: true },
+      })
     : null;
   if (!target) throw new NotFoundError('Target');
   return startScan(ctx, target.workspaceId, { targetId, options });

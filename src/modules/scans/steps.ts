@@ -40,7 +40,6 @@ export interface StepContext {
   templateBudgetMs?: number;
 }
 
-
 /** Every address of the target is outside what this instance may scan: permanent, never retried. */
 export class ScopeRefusal extends Error {
   override name = 'ScopeRefusal';
@@ -69,7 +68,16 @@ function addressesInScope(hosts: HostObservation[], guard: ScopeGuard): { addres
 
 function literalHost(address: string): HostObservation {
   const v6 = address.includes(':');
-  return { kind: 'host', host: address, addresses: [address], a: v6 ? [] : [address], aaaa: v6 ? [address] : [], cname: [], resolvedVia: 'literal', outOfScope: [] };
+  return {
+    kind: 'host',
+    host: address,
+    addresses: [address],
+    a: v6 ? [] : [address],
+    aaaa: v6 ? [address] : [],
+    cname: [],
+    resolvedVia: 'literal',
+    outOfScope: [],
+  };
 }
 
 const HOST_CONCURRENCY = 16;
@@ -102,7 +110,14 @@ export const STEP_RUNNERS = {
     const results = await mapBounded(services, PROBE_CONCURRENCY, (service) =>
       runStep(
         'http',
-        { address: service.address, host: service.host, port: service.port, tls: 'auto', timeoutMs: ctx.options.timeoutMs, maxRedirects: ctx.options.maxRedirects },
+        {
+          address: service.address,
+          host: service.host,
+          port: service.port,
+          tls: 'auto',
+          timeoutMs: ctx.options.timeoutMs,
+          maxRedirects: ctx.options.maxRedirects,
+        },
         { guard: ctx.guard, limiter: ctx.limiter },
       ),
     );
@@ -112,7 +127,11 @@ export const STEP_RUNNERS = {
   async tls(ctx: StepContext): Promise<StepOutputs['tls']> {
     const services = ctx.previous.ports?.services ?? [];
     const results = await mapBounded(services, PROBE_CONCURRENCY, (service) =>
-      runStep('tls', { address: service.address, host: service.host, port: service.port, timeoutMs: ctx.options.timeoutMs }, { guard: ctx.guard, limiter: ctx.limiter }),
+      runStep(
+        'tls',
+        { address: service.address, host: service.host, port: service.port, timeoutMs: ctx.options.timeoutMs },
+        { guard: ctx.guard, limiter: ctx.limiter },
+      ),
     );
     return { certificates: results.flatMap((r) => r.observations as CertificateObservation[]), errors: results.flatMap((r) => r.errors) };
   },

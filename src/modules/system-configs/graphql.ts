@@ -6,7 +6,10 @@ const SystemConfigRef = builder.objectRef<systemConfigs.SystemConfigView>('Syste
   fields: (t) => ({
     name: t.exposeString('name'),
     logoPath: t.exposeString('logoPath', { nullable: true, description: 'An http(s) URL, a path starting with /, or a stored logo key (logos/…).' }),
-    logoUrl: t.exposeString('logoUrl', { nullable: true, description: 'What a browser loads: the logo route for an uploaded logo, the path or URL itself otherwise.' }),
+    logoUrl: t.exposeString('logoUrl', {
+      nullable: true,
+      description: 'What a browser loads: the logo route for an uploaded logo, the path or URL itself otherwise.',
+    }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
     updatedBy: t.exposeString('updatedBy', { nullable: true, description: 'User id of the administrator who last changed it.' }),
   }),

@@ -24,7 +24,7 @@ export async function serveSystemLogo(ctx: ServiceContext, req: IncomingMessage,
     'content-security-policy': "default-src 'none'; sandbox",
   };
   const match = req.headers['if-none-match'];
-  if (match && match.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag)) {
+  if (match?.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag)) {
     res.writeHead(304, headers);
     return void res.end();
   }

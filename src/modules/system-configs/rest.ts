@@ -19,7 +19,6 @@ const systemConfigSchema = z
 
 const publicSystemConfigSchema = z.object({ name: z.string(), logoUrl: z.string().nullable() }).meta({ id: 'PublicSystemConfig' });
 
-
 export const systemConfigsRest = router({
   get: adminProcedure
     .meta({ openapi: { method: 'GET', path: '/api/system-configs', tags, summary: 'The system configuration (instance administrators)' } })
@@ -45,7 +44,9 @@ export const systemConfigsRest = router({
     }),
 
   getPublic: publicProcedure
-    .meta({ openapi: { method: 'GET', path: '/api/system-configs/public', tags, summary: 'Name and logo URL for login pages (no authentication)', protect: false } })
+    .meta({
+      openapi: { method: 'GET', path: '/api/system-configs/public', tags, summary: 'Name and logo URL for login pages (no authentication)', protect: false },
+    })
     .input(z.object({}).strict().optional())
     .output(publicSystemConfigSchema)
     .query(({ ctx }) => systemConfigs.getPublicSystemConfig(ctx.svc)),

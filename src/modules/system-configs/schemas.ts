@@ -35,11 +35,13 @@ export function logoPathProblem(value: string): string | null {
     return /^https?:\/\/[^/]/i.test(value) && URL.canParse(value) ? null : FORMS;
   }
   if (value.startsWith('//')) return 'must not be a protocol-relative URL: give the scheme (https://…)';
-  if (value.startsWith('/')) return value.includes('\\') || value.split(/[?#]/)[0]!.split('/').includes('..') ? 'must not contain .. segments or backslashes' : null;
+  if (value.startsWith('/'))
+    return value.includes('\\') || value.split(/[?#]/)[0]!.split('/').includes('..') ? 'must not contain .. segments or backslashes' : null;
   const keyProblem = blobKeyProblem(value);
   if (keyProblem) return `as a storage key ${keyProblem}`;
   if (value.startsWith(LOGO_KEY_PREFIX)) return null;
-  if (PRIVATE_KEY_PREFIXES.some((prefix) => value.startsWith(prefix))) return `must not name a private storage area (${value.split('/')[0]}/): uploaded logos live under logos/`;
+  if (PRIVATE_KEY_PREFIXES.some((prefix) => value.startsWith(prefix)))
+    return `must not name a private storage area (${value.split('/')[0]}/): uploaded logos live under logos/`;
   return STORAGE_PATH.test(value) ? null : FORMS;
 }
 
@@ -64,13 +66,15 @@ function isEmptyObject(value: unknown): boolean {
 }
 
 /** The interface description shows `logoPath` as an object given empty: `{}` means "no logo", like null. */
-export const logoPathInput = z.preprocess((value) => (isEmptyObject(value) ? null : value), logoPathString.nullable()).meta({
-  description:
-    'An http(s) URL, a path starting with /, a stored logo key (logos/…), or a storage path bucket/name as OASM stores it (system/logo-<uuid>.png); null or {} clears the logo. Absent leaves it as it is.',
-  override: {
-    anyOf: [{ type: 'string', minLength: 1, maxLength: MAX_LOGO_PATH_LENGTH }, { type: 'null' }, { type: 'object', maxProperties: 0 }],
-  },
-});
+export const logoPathInput = z
+  .preprocess((value) => (isEmptyObject(value) ? null : value), logoPathString.nullable())
+  .meta({
+    description:
+      'An http(s) URL, a path starting with /, a stored logo key (logos/…), or a storage path bucket/name as OASM stores it (system/logo-<uuid>.png); null or {} clears the logo. Absent leaves it as it is.',
+    override: {
+      anyOf: [{ type: 'string', minLength: 1, maxLength: MAX_LOGO_PATH_LENGTH }, { type: 'null' }, { type: 'object', maxProperties: 0 }],
+    },
+  });
 
 export const updateSystemConfigInput = z.object({ name: name.optional(), logoPath: logoPathInput.optional() }).strict();
 

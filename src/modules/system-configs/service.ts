@@ -65,7 +65,9 @@ async function writeConfig(ctx: ServiceContext, adminId: string, data: { name?: 
   const row = await ctx.deps.prisma.systemConfig.update({ where: { id: SINGLETON_ID }, data: { ...data, updatedBy: adminId } });
   if (data.logoPath !== undefined && previous.logoPath !== row.logoPath && isStoredLogoKey(previous.logoPath)) {
     // Best effort: a blob left behind costs a few kilobytes, a failed update would cost the change.
-    await ctx.deps.storage.delete(previous.logoPath).catch((error: unknown) => ctx.deps.log.warn({ err: error, key: previous.logoPath }, 'could not delete the previous logo'));
+    await ctx.deps.storage
+      .delete(previous.logoPath)
+      .catch((error: unknown) => ctx.deps.log.warn({ err: error, key: previous.logoPath }, 'could not delete the previous logo'));
   }
   return toView(row);
 }
@@ -104,7 +106,9 @@ function decodeLogo(contentType: string, dataBase64: string): { type: LogoType; 
   // Refused before decoding: the encoded length bounds the decoded one.
   if (dataBase64.length > Math.ceil(MAX_LOGO_BYTES / 3) * 4) throw new AppError('PAYLOAD_TOO_LARGE', `A logo may be at most ${MAX_LOGO_BYTES} bytes`);
   if (!BASE64.test(dataBase64) || dataBase64.length % 4 === 1) {
-    throw new ValidationError('Invalid input: dataBase64: must be base64 (A-Z, a-z, 0-9, +, /, = padding)', [{ field: 'dataBase64', message: 'must be base64' }]);
+    throw new ValidationError('Invalid input: dataBase64: must be base64 (A-Z, a-z, 0-9, +, /, = padding)', [
+      { field: 'dataBase64', message: 'must be base64' },
+    ]);
   }
   const bytes = Buffer.from(dataBase64, 'base64');
   if (bytes.length > MAX_LOGO_BYTES) throw new AppError('PAYLOAD_TOO_LARGE', `A logo may be at most ${MAX_LOGO_BYTES} bytes`);

@@ -101,7 +101,8 @@ builder.mutationFields((t) => ({
     errors: {},
     description: 'Adds up to 500 targets; each value reports created, duplicate or invalid.',
     args: { workspaceId: t.arg.id({ required: true }), values: t.arg.stringList({ required: true }) },
-    resolve: (_root, args, ctx) => targets.createTargets(ctx, decodeId(args.workspaceId, WorkspaceRef, 'workspaceId'), { targets: args.values.map((value) => ({ value })) }),
+    resolve: (_root, args, ctx) =>
+      targets.createTargets(ctx, decodeId(args.workspaceId, WorkspaceRef, 'workspaceId'), { targets: args.values.map((value) => ({ value })) }),
   }),
   deleteTarget: t.field({
     type: 'ID',

@@ -155,7 +155,11 @@ function formatIp(ip: IpAddress): string {
 
 function normalizeCidr(shown: string, text: string): NormalizedTarget {
   const [addressText, prefixText] = text.split('/');
-  const parsed = parseIpv4(addressText) ? { version: 4 as const, bytes: parseIpv4(addressText)! } : parseIpv6(addressText) ? { version: 6 as const, bytes: parseIpv6(addressText)! } : null;
+  const parsed = parseIpv4(addressText)
+    ? { version: 4 as const, bytes: parseIpv4(addressText)! }
+    : parseIpv6(addressText)
+      ? { version: 6 as const, bytes: parseIpv6(addressText)! }
+      : null;
   if (!parsed) throw invalid(shown, `"${addressText}" is not a valid IP address`);
   let prefix = Number(prefixText);
   let ip: IpAddress = parsed;
@@ -195,7 +199,7 @@ function normalizeUrl(raw: string, scheme: string): string {
   if (authority.includes('@')) throw invalid(raw, 'a URL must not carry credentials (user:password@)');
   // host[:port] or [v6][:port]
   const match = /^(\[[^\]]*\]|[^:]*)(?::(\d*))?$/.exec(authority);
-  if (!match || !match[1]) throw invalid(raw, 'the URL has no valid host');
+  if (!match?.[1]) throw invalid(raw, 'the URL has no valid host');
   const rawHost = match[1];
   let host: string;
   if (rawHost.startsWith('[')) {

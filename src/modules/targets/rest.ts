@@ -37,16 +37,27 @@ const bulkResultSchema = z
 
 const tags = ['Targets'];
 
-
 export const targetsRest = router({
   create: workspaceProcedure
-    .meta({ errors: { 409: 'The workspace already has this target' }, successStatus: 201, openapi: { method: 'POST', path: '/api/targets', tags, summary: 'Add a target (domain, IP, CIDR or URL)', requestHeaders } })
+    .meta({
+      errors: { 409: 'The workspace already has this target' },
+      successStatus: 201,
+      openapi: { method: 'POST', path: '/api/targets', tags, summary: 'Add a target (domain, IP, CIDR or URL)', requestHeaders },
+    })
     .input(createTargetInput)
     .output(targetSchema)
     .mutation(({ ctx, input }) => targets.createTarget(ctx.svc, ctx.workspaceId, input)),
 
   createMany: workspaceProcedure
-    .meta({ openapi: { method: 'POST', path: '/api/targets/bulk', tags, summary: 'Add up to 500 targets; each item reports created, duplicate or invalid', requestHeaders } })
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/api/targets/bulk',
+        tags,
+        summary: 'Add up to 500 targets; each item reports created, duplicate or invalid',
+        requestHeaders,
+      },
+    })
     .input(createTargetsInput)
     .output(bulkResultSchema)
     .mutation(({ ctx, input }) => targets.createTargets(ctx.svc, ctx.workspaceId, input)),

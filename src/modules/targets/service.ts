@@ -13,7 +13,10 @@ import { createScopeMatcher, type ReportedPlace } from './scope.js';
 
 /** Rows as responses, with their counts read in two grouped queries for all of them. */
 async function withCounts(ctx: ServiceContext, rows: TargetRow[]): Promise<TargetResponse[]> {
-  const counts = await countsOfTargets(ctx.deps.prisma, rows.map((row) => row.id));
+  const counts = await countsOfTargets(
+    ctx.deps.prisma,
+    rows.map((row) => row.id),
+  );
   return rows.map((row, index) => toTargetResponse(row, counts[index]!));
 }
 
@@ -106,9 +109,7 @@ export async function createTargets(ctx: ServiceContext, workspaceId: string, in
       })
     : [];
   const createdValues = new Set(created.map((row) => row.value));
-  const rows = wanted.size
-    ? await prisma.target.findMany({ where: { workspaceId, value: { in: [...wanted.keys()] } }, include: targetResponseInclude })
-    : [];
+  const rows = wanted.size ? await prisma.target.findMany({ where: { workspaceId, value: { in: [...wanted.keys()] } }, include: targetResponseInclude }) : [];
   const responses = await withCounts(ctx, rows);
   const byValue = new Map(responses.map((response) => [response.value, response]));
 

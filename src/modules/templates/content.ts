@@ -60,7 +60,8 @@ function positionOf(text: string, offset: number): { line: number; column: numbe
  * refused at the first one, with its position.
  */
 // eslint-disable-next-line no-control-regex
-const NOT_TEXT = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u0084\u0086-\u009f\ufffd]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+const NOT_TEXT =
+  /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u0084\u0086-\u009f\ufffd]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 function textProblem(text: string): TemplateIssue | undefined {
   const match = NOT_TEXT.exec(text);
@@ -89,7 +90,11 @@ function structureProblem(text: string): TemplateIssue | undefined {
     } else if (token.startsWith('*')) {
       aliases += 1;
       if (aliases > MAX_ALIASES) {
-        return { message: `more than ${MAX_ALIASES} YAML aliases (*name): refused as a possible alias bomb (templates need none)`, path: '', ...positionOf(text, at) };
+        return {
+          message: `more than ${MAX_ALIASES} YAML aliases (*name): refused as a possible alias bomb (templates need none)`,
+          path: '',
+          ...positionOf(text, at),
+        };
       }
     }
     at += token.length;

@@ -8,7 +8,9 @@ import * as templates from './service.js';
 const TemplateIssueRef = builder.objectRef<TemplateIssue>('TemplateIssue').implement({
   description: 'A feature of a template the engine does not run, or a problem with it.',
   fields: (t) => ({
-    path: t.exposeString('path', { description: "Where in the template, in nuclei's field names (e.g. http[0].matchers[1].type); empty for the whole document." }),
+    path: t.exposeString('path', {
+      description: "Where in the template, in nuclei's field names (e.g. http[0].matchers[1].type); empty for the whole document.",
+    }),
     message: t.exposeString('message'),
     line: t.exposeInt('line', { nullable: true }),
     column: t.exposeInt('column', { nullable: true }),
@@ -16,7 +18,7 @@ const TemplateIssueRef = builder.objectRef<TemplateIssue>('TemplateIssue').imple
 });
 
 export const TemplateRef = builder.objectRef<templates.TemplateResponse>('Template').implement({
-  description: "A nuclei template: one of the built-in pack or one the workspace uploaded, as one workspace sees it.",
+  description: 'A nuclei template: one of the built-in pack or one the workspace uploaded, as one workspace sees it.',
   fields: (t) => ({
     id: t.exposeID('id', { description: 'The UUID the REST API uses.' }),
     fileName: t.exposeString('fileName'),
@@ -91,33 +93,38 @@ builder.mutationFields((t) => ({
   uploadTemplate: t.field({
     type: TemplateUploadRef,
     errors: {},
-    description: "Validates and stores a template's content (owners). Invalid content is a ValidationError whose details give each problem's field, line and column.",
+    description:
+      "Validates and stores a template's content (owners). Invalid content is a ValidationError whose details give each problem's field, line and column.",
     args: {
       workspaceId: t.arg.id({ required: true }),
       templateId: t.arg.id({ required: true }),
       fileContent: t.arg.string({ required: true }),
     },
-    resolve: (_root, { workspaceId, templateId, fileContent }, ctx) => templates.uploadTemplate(ctx, decodeId(workspaceId, WorkspaceRef, 'workspaceId'), { templateId: decodeId(templateId, null, 'templateId'), fileContent }),
+    resolve: (_root, { workspaceId, templateId, fileContent }, ctx) =>
+      templates.uploadTemplate(ctx, decodeId(workspaceId, WorkspaceRef, 'workspaceId'), { templateId: decodeId(templateId, null, 'templateId'), fileContent }),
   }),
   renameTemplate: t.field({
     type: TemplateRef,
     errors: {},
     description: "Renames one of the workspace's own templates (owners).",
     args: { workspaceId: t.arg.id({ required: true }), id: t.arg.id({ required: true }), fileName: t.arg.string({ required: true }) },
-    resolve: (_root, { workspaceId, id, fileName }, ctx) => templates.renameTemplate(ctx, decodeId(workspaceId, WorkspaceRef, 'workspaceId'), decodeId(id, null, 'id'), fileName),
+    resolve: (_root, { workspaceId, id, fileName }, ctx) =>
+      templates.renameTemplate(ctx, decodeId(workspaceId, WorkspaceRef, 'workspaceId'), decodeId(id, null, 'id'), fileName),
   }),
   setTemplateEnabled: t.field({
     type: TemplateRef,
     errors: {},
     description: 'Enables or disables a template (built-in or the workspace’s own) for the workspace’s scans (owners).',
     args: { workspaceId: t.arg.id({ required: true }), id: t.arg.id({ required: true }), enabled: t.arg.boolean({ required: true }) },
-    resolve: (_root, { workspaceId, id, enabled }, ctx) => templates.setTemplateEnabled(ctx, decodeId(workspaceId, WorkspaceRef, 'workspaceId'), decodeId(id, null, 'id'), { enabled }),
+    resolve: (_root, { workspaceId, id, enabled }, ctx) =>
+      templates.setTemplateEnabled(ctx, decodeId(workspaceId, WorkspaceRef, 'workspaceId'), decodeId(id, null, 'id'), { enabled }),
   }),
   deleteTemplate: t.field({
     type: 'ID',
     errors: {},
     description: "Deletes one of the workspace's own templates and its content (owners); returns its id. Its findings stay.",
     args: { workspaceId: t.arg.id({ required: true }), id: t.arg.id({ required: true }) },
-    resolve: async (_root, { workspaceId, id }, ctx) => (await templates.deleteTemplate(ctx, decodeId(workspaceId, WorkspaceRef, 'workspaceId'), decodeId(id, null, 'id'))).id,
+    resolve: async (_root, { workspaceId, id }, ctx) =>
+      (await templates.deleteTemplate(ctx, decodeId(workspaceId, WorkspaceRef, 'workspaceId'), decodeId(id, null, 'id'))).id,
   }),
 }));

@@ -19,14 +19,20 @@ const templateSchema = z
     id: z.string(),
     workspaceId: z.string().nullable().meta({ description: 'Null for a built-in template (the default pack of this release).' }),
     fileName: z.string(),
-    nucleiId: z.string().nullable().meta({ description: "The template's own id (nuclei's `id` field), once content is uploaded: the check id of its findings." }),
+    nucleiId: z
+      .string()
+      .nullable()
+      .meta({ description: "The template's own id (nuclei's `id` field), once content is uploaded: the check id of its findings." }),
     name: z.string().nullable().meta({ description: 'info.name' }),
     severity: z.enum(['info', 'low', 'medium', 'high', 'critical']).nullable().meta({ description: "info.severity (nuclei's `unknown` is reported as info)." }),
     tags: z.array(z.string()),
     builtin: z.boolean(),
     enabled: z.boolean().meta({ description: 'In this workspace: whether its scans run the template.' }),
     uploaded: z.boolean().meta({ description: 'Whether the template has content to run.' }),
-    path: z.string().nullable().meta({ description: 'Storage location of the content (nuclei-templates/<id>.yaml); null for built-in templates and before an upload.' }),
+    path: z
+      .string()
+      .nullable()
+      .meta({ description: 'Storage location of the content (nuclei-templates/<id>.yaml); null for built-in templates and before an upload.' }),
     checksum: z.string().nullable().meta({ description: 'sha256 of the content, hex.' }),
     sizeBytes: z.number().int().nullable(),
     warnings: z.array(issueSchema).meta({ description: 'Features of the template the engine does not run (it runs the rest).' }),
@@ -36,7 +42,9 @@ const templateSchema = z
   })
   .meta({ id: 'Template' });
 
-const templateWithContentSchema = templateSchema.extend({ content: z.string().nullable().meta({ description: 'The YAML text; null before the first upload.' }) }).meta({ id: 'TemplateWithContent' });
+const templateWithContentSchema = templateSchema
+  .extend({ content: z.string().nullable().meta({ description: 'The YAML text; null before the first upload.' }) })
+  .meta({ id: 'TemplateWithContent' });
 
 const uploadResultSchema = z
   .object({
@@ -48,11 +56,18 @@ const uploadResultSchema = z
 
 const tags = ['Templates'];
 
-
 /** Static paths first: the first procedure whose path matches serves the request. */
 export const templatesRest = router({
   list: workspaceProcedure
-    .meta({ openapi: { method: 'GET', path: '/api/templates', tags, summary: "List the built-in templates and the workspace's own, with whether each is enabled here", requestHeaders } })
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/api/templates',
+        tags,
+        summary: "List the built-in templates and the workspace's own, with whether each is enabled here",
+        requestHeaders,
+      },
+    })
     .input(listTemplatesInput)
     .output(pageSchema(templateSchema))
     .query(({ ctx, input }) => templates.listTemplates(ctx.svc, ctx.workspaceId, input)),
@@ -84,7 +99,7 @@ export const templatesRest = router({
         summary: "Upload a template's content to storage (owners)",
         description:
           `The content must be a nuclei template (YAML) the engine can read: id, info.name, info.severity, HTTP requests, valid matchers and extractors; at most ${MAX_TEMPLATE_BYTES} bytes (413 beyond). ` +
-          "A 400 lists every problem in `details`, each `field` naming the template field and its line and column. Features the engine does not run come back as `warnings` and stay on the template.",
+          'A 400 lists every problem in `details`, each `field` naming the template field and its line and column. Features the engine does not run come back as `warnings` and stay on the template.',
         requestHeaders,
         errorResponses: {
           400: 'Not a valid nuclei template (details give the field, line and column of each problem), or not text',
@@ -101,7 +116,9 @@ export const templatesRest = router({
     .mutation(({ ctx, input }) => templates.uploadTemplate(ctx.svc, ctx.workspaceId, input)),
 
   get: workspaceProcedure
-    .meta({ openapi: { method: 'GET', path: '/api/templates/{id}', tags, summary: 'Get one template as the workspace sees it, with its content', requestHeaders } })
+    .meta({
+      openapi: { method: 'GET', path: '/api/templates/{id}', tags, summary: 'Get one template as the workspace sees it, with its content', requestHeaders },
+    })
     .input(idParam)
     .output(templateWithContentSchema)
     .query(({ ctx, input }) => templates.getTemplate(ctx.svc, ctx.workspaceId, input.id)),
@@ -122,7 +139,15 @@ export const templatesRest = router({
     .mutation(({ ctx, input: { id, ...patch } }) => templates.updateTemplate(ctx.svc, ctx.workspaceId, id, patch)),
 
   delete: workspaceProcedure
-    .meta({ openapi: { method: 'DELETE', path: '/api/templates/{id}', tags, summary: "Delete the workspace's own template and its content (owners); its findings stay", requestHeaders } })
+    .meta({
+      openapi: {
+        method: 'DELETE',
+        path: '/api/templates/{id}',
+        tags,
+        summary: "Delete the workspace's own template and its content (owners); its findings stay",
+        requestHeaders,
+      },
+    })
     .input(idParam)
     .output(idOutput)
     .mutation(({ ctx, input }) => templates.deleteTemplate(ctx.svc, ctx.workspaceId, input.id)),

@@ -239,10 +239,21 @@ interface EndpointOutcome {
 }
 
 /** Runs every template against every endpoint; the result is deterministic in order whatever finished first. */
-export async function runTemplatesOnWeb(templates: readonly RunnableTemplate[], web: readonly WebObservation[], deps: TemplateScanDeps): Promise<TemplateScanResult> {
+export async function runTemplatesOnWeb(
+  templates: readonly RunnableTemplate[],
+  web: readonly WebObservation[],
+  deps: TemplateScanDeps,
+): Promise<TemplateScanResult> {
   const runnable = templates.map((entry) => entry.template).filter((template) => !template.skip);
   const checkIds = [...new Set(runnable.map((template) => template.id))].sort();
-  const summary: TemplateScanSummary = { templates: runnable.length, endpoints: web.length, requestsSent: 0, requestsSaved: 0, requestsFailed: 0, truncated: 0 };
+  const summary: TemplateScanSummary = {
+    templates: runnable.length,
+    endpoints: web.length,
+    requestsSent: 0,
+    requestsSaved: 0,
+    requestsFailed: 0,
+    truncated: 0,
+  };
   if (!runnable.length || !web.length) return { findings: [], errors: [], checkIds, summary };
   const budgetMs = deps.budgetMs ?? DEFAULT_TEMPLATE_BUDGET_MS;
 
@@ -308,7 +319,11 @@ export async function runTemplatesOnWeb(templates: readonly RunnableTemplate[], 
         // Not everything this pair found is stored: it must not count as "ran clean" (which would fix findings).
         if (!failures.has(result.templateId)) {
           failures.set(result.templateId, { code: 'TEMPLATE_REQUEST_FAILED', message: 'truncated' });
-          errors.push({ code: 'TEMPLATE_RESULTS_TRUNCATED', message: 'more results than a scan step keeps; the rest were dropped', target: `${result.templateId} ${asset.key}` });
+          errors.push({
+            code: 'TEMPLATE_RESULTS_TRUNCATED',
+            message: 'more results than a scan step keeps; the rest were dropped',
+            target: `${result.templateId} ${asset.key}`,
+          });
         }
         continue;
       }

@@ -28,18 +28,21 @@ export const createTemplateInput = z.object({ fileName }).strict();
 
 export const uploadTemplateInput = z
   .object({
-    templateId: z.string({ message: 'must be a string' }).uuid({ message: 'must be a UUID' }).meta({ description: 'The template record (POST /api/templates) the content belongs to.' }),
+    templateId: z
+      .string({ message: 'must be a string' })
+      .uuid({ message: 'must be a UUID' })
+      .meta({ description: 'The template record (POST /api/templates) the content belongs to.' }),
     // No length limit here: oversized content is a 413, decided by the service, not a 400.
-    fileContent: z.string({ message: 'must be a string' }).meta({ description: `The nuclei template, YAML text, at most ${MAX_TEMPLATE_BYTES} bytes (UTF-8).` }),
+    fileContent: z
+      .string({ message: 'must be a string' })
+      .meta({ description: `The nuclei template, YAML text, at most ${MAX_TEMPLATE_BYTES} bytes (UTF-8).` }),
   })
   .strict();
 
 export const updateTemplateInput = z
   .object({
     fileName: fileName.optional().meta({ description: "Renames the template (the workspace's own templates only)." }),
-    enabled: jsonBoolean()
-      .optional()
-      .meta({ description: "Whether scans of this workspace run the template (built-in templates: this workspace's choice)." }),
+    enabled: jsonBoolean().optional().meta({ description: "Whether scans of this workspace run the template (built-in templates: this workspace's choice)." }),
   })
   .strict();
 

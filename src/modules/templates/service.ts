@@ -122,14 +122,17 @@ export async function listTemplates(ctx: ServiceContext, workspaceId: string, in
     AND: [
       templatesOfWorkspaceWhere(workspaceId),
       ...(builtin === undefined ? [] : [{ builtin }]),
-      ...(contains
-        ? [{ OR: (['fileName', 'templateKey', 'name'] as const).map((field) => ({ [field]: { contains, mode: 'insensitive' as const } })) }]
-        : []),
+      ...(contains ? [{ OR: (['fileName', 'templateKey', 'name'] as const).map((field) => ({ [field]: { contains, mode: 'insensitive' as const } })) }] : []),
     ],
   };
   const direction = prismaDirection(sortOrder);
   const [rows, total] = await Promise.all([
-    ctx.deps.prisma.template.findMany({ where, orderBy: [{ [sortBy]: direction }, { id: direction }], ...pageWindow(page, limit), include: settingsOf(workspaceId) }),
+    ctx.deps.prisma.template.findMany({
+      where,
+      orderBy: [{ [sortBy]: direction }, { id: direction }],
+      ...pageWindow(page, limit),
+      include: settingsOf(workspaceId),
+    }),
     ctx.deps.prisma.template.count({ where }),
   ]);
   return pageEnvelope(
@@ -222,21 +225,26 @@ export async function uploadTemplate(ctx: ServiceContext, workspaceId: string, i
   const { prisma, storage } = ctx.deps;
   const row = await prisma
     .$transaction(async (tx) => {
-    await tx.$executeRaw`SELECT pg_advisory_xact_lock(${UPLOAD_LOCK_NAMESPACE}::int, hashtext(${workspaceId}))`;
-    const clash = await tx.template.findFirst({
-      where: { AND: [templatesOfWorkspaceWhere(workspaceId), { templateKey: checked.template.id, id: { not: existing.id } }] },
-      orderBy: { builtin: 'asc' },
-      select: { builtin: true, fileName: true },
-    });
-    if (clash && !clash.builtin) {
-      throw new ConflictError(`The template ${clash.fileName} of this workspace already has the id ${checked.template.id}; template ids must be unique (they name the findings)`);
-    }
-    if (clash) {
-      warnings.push({ path: 'id', message: `same id as the built-in template ${clash.fileName}: this workspace runs this template instead of the built-in one` });
-    }
-    await storage.put(key, fileContent, { contentType: 'application/yaml' });
-    return tx.template.update({ where: { id: existing.id }, data: { ...describe({ ...checked, warnings }), storageKey: key } });
-  })
+      await tx.$executeRaw`SELECT pg_advisory_xact_lock(${UPLOAD_LOCK_NAMESPACE}::int, hashtext(${workspaceId}))`;
+      const clash = await tx.template.findFirst({
+        where: { AND: [templatesOfWorkspaceWhere(workspaceId), { templateKey: checked.template.id, id: { not: existing.id } }] },
+        orderBy: { builtin: 'asc' },
+        select: { builtin: true, fileName: true },
+      });
+      if (clash && !clash.builtin) {
+        throw new ConflictError(
+          `The template ${clash.fileName} of this workspace already has the id ${checked.template.id}; template ids must be unique (they name the findings)`,
+        );
+      }
+      if (clash) {
+        warnings.push({
+          path: 'id',
+          message: `same id as the built-in template ${clash.fileName}: this workspace runs this template instead of the built-in one`,
+        });
+      }
+      await storage.put(key, fileContent, { contentType: 'application/yaml' });
+      return tx.template.update({ where: { id: existing.id }, data: { ...describe({ ...checked, warnings }), storageKey: key } });
+    })
     .catch(async (error: unknown) => {
       if ((error as { code?: unknown } | null)?.code !== 'P2025') throw error;
       // Deleted while this upload ran: what was just written belongs to no template.
@@ -292,7 +300,9 @@ export async function deleteTemplate(ctx: ServiceContext, workspaceId: string, i
   ownOnly(template, 'deleted');
   await ctx.deps.prisma.template.deleteMany({ where: { id: template.id } });
   // Best effort: a blob left behind costs a few kilobytes and is never read again (the row is gone).
-  await ctx.deps.storage.delete(templateStorageKey(template.id)).catch((error: unknown) => ctx.deps.log.warn({ err: error, templateId: template.id }, 'could not delete the template content'));
+  await ctx.deps.storage
+    .delete(templateStorageKey(template.id))
+    .catch((error: unknown) => ctx.deps.log.warn({ err: error, templateId: template.id }, 'could not delete the template content'));
   await publishWorkspaceEvent(ctx, workspaceId, 'template.deleted', template.id);
   return { id: template.id };
 }

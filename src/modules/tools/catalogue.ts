@@ -14,8 +14,16 @@ export const BUILTIN_TOOLS: readonly BuiltinTool[] = [
   { name: 'ports', category: 'port_scanner', description: 'TCP connect scan of the chosen ports, with banner grabbing and service guesses.' },
   { name: 'http', category: 'http_probe', description: 'Probes web endpoints on open ports: status, title, headers, redirects and technologies.' },
   { name: 'tls', category: 'tls', description: 'Reads the certificate each TLS endpoint presents: subject, SANs, issuer, validity and trust.' },
-  { name: 'checks', category: 'vulnerability_scanner', description: 'Built-in checks over web endpoints and certificates (exposed .git, missing headers, expired certificates, ...).' },
-  { name: 'nuclei-templates', category: 'vulnerability_scanner', description: 'The native nuclei template engine: runs HTTP nuclei templates against web endpoints.' },
+  {
+    name: 'checks',
+    category: 'vulnerability_scanner',
+    description: 'Built-in checks over web endpoints and certificates (exposed .git, missing headers, expired certificates, ...).',
+  },
+  {
+    name: 'nuclei-templates',
+    category: 'vulnerability_scanner',
+    description: 'The native nuclei template engine: runs HTTP nuclei templates against web endpoints.',
+  },
 ];
 
 export const BUILTIN_TOOL_NAMES: ReadonlySet<string> = new Set(BUILTIN_TOOLS.map((tool) => tool.name));

@@ -82,14 +82,16 @@ builder.mutationFields((t) => ({
       id: t.arg.id({ required: true }),
       input: t.arg({ type: UpdateToolInput, required: true }),
     },
-    resolve: (_root, { workspaceId, id, input }, ctx) => tools.updateTool(ctx, decodeId(workspaceId, WorkspaceRef, 'workspaceId'), decodeId(id, null, 'id'), withoutNulls(input)),
+    resolve: (_root, { workspaceId, id, input }, ctx) =>
+      tools.updateTool(ctx, decodeId(workspaceId, WorkspaceRef, 'workspaceId'), decodeId(id, null, 'id'), withoutNulls(input)),
   }),
   setToolEnabled: t.field({
     type: ToolRef,
     errors: {},
     description: 'Enables or disables a tool (built-in or custom) for the workspace (owners).',
     args: { workspaceId: t.arg.id({ required: true }), id: t.arg.id({ required: true }), enabled: t.arg.boolean({ required: true }) },
-    resolve: (_root, { workspaceId, id, enabled }, ctx) => tools.setToolEnabled(ctx, decodeId(workspaceId, WorkspaceRef, 'workspaceId'), decodeId(id, null, 'id'), { enabled }),
+    resolve: (_root, { workspaceId, id, enabled }, ctx) =>
+      tools.setToolEnabled(ctx, decodeId(workspaceId, WorkspaceRef, 'workspaceId'), decodeId(id, null, 'id'), { enabled }),
   }),
   rotateToolApiKey: t.field({
     type: ToolApiKeyRef,
@@ -104,6 +106,7 @@ builder.mutationFields((t) => ({
     errors: {},
     description: 'Deletes a custom tool and its key (owners); returns its id.',
     args: { workspaceId: t.arg.id({ required: true }), id: t.arg.id({ required: true }) },
-    resolve: async (_root, { workspaceId, id }, ctx) => (await tools.deleteTool(ctx, decodeId(workspaceId, WorkspaceRef, 'workspaceId'), decodeId(id, null, 'id'))).id,
+    resolve: async (_root, { workspaceId, id }, ctx) =>
+      (await tools.deleteTool(ctx, decodeId(workspaceId, WorkspaceRef, 'workspaceId'), decodeId(id, null, 'id'))).id,
   }),
 }));

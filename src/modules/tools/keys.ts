@@ -87,7 +87,11 @@ export async function rotateToolApiKey(ctx: ServiceContext, toolId: string, work
 /** The workspace's valid key for the tool (metadata, never the secret), or null when it has none. Same rules as rotation. */
 export async function getToolApiKey(ctx: ServiceContext, toolId: string, workspaceId?: string): Promise<ToolKeyMetadata | null> {
   const { tool, workspaceId: keyWorkspaceId } = await manageableTool(ctx, toolId, workspaceId);
-  return ctx.deps.prisma.toolKey.findFirst({ where: { toolId: tool.id, workspaceId: keyWorkspaceId, revokedAt: null }, orderBy: { createdAt: 'desc' }, select: keyFields });
+  return ctx.deps.prisma.toolKey.findFirst({
+    where: { toolId: tool.id, workspaceId: keyWorkspaceId, revokedAt: null },
+    orderBy: { createdAt: 'desc' },
+    select: keyFields,
+  });
 }
 
 export interface AuthenticatedTool {
@@ -103,7 +107,13 @@ export async function authenticateToolKey(deps: AppDeps, apiKey: string | undefi
   const record = apiKey.startsWith(TOOL_KEY_PREFIX)
     ? await deps.prisma.toolKey.findUnique({
         where: { keyHash: hashKey(apiKey) },
-        select: { id: true, workspaceId: true, revokedAt: true, lastUsedAt: true, tool: { select: { id: true, name: true, builtin: true, enabled: true, workspaceId: true } } },
+        select: {
+          id: true,
+          workspaceId: true,
+          revokedAt: true,
+          lastUsedAt: true,
+          tool: { select: { id: true, name: true, builtin: true, enabled: true, workspaceId: true } },
+        },
       })
     : null;
   if (!record || record.revokedAt) throw new UnauthenticatedError('The tool API key is not valid (unknown, or replaced by a rotation)');

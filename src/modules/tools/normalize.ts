@@ -181,7 +181,8 @@ function nucleiSeverity(value: unknown): Severity {
   const severity = value.trim().toLowerCase();
   // nuclei's `unknown` severity has no counterpart: it is reported as info.
   if (severity === 'unknown') return 'info';
-  if (!(SEVERITIES as readonly string[]).includes(severity)) throw new Error(`info.severity ${JSON.stringify(value.slice(0, 40))} is not one of: ${SEVERITIES.join(', ')}, unknown`);
+  if (!(SEVERITIES as readonly string[]).includes(severity))
+    throw new Error(`info.severity ${JSON.stringify(value.slice(0, 40))} is not one of: ${SEVERITIES.join(', ')}, unknown`);
   return severity as Severity;
 }
 
@@ -247,7 +248,10 @@ export function parseNucleiLine(line: string): NucleiLine {
   const matcher = text(event['matcher-name']) ?? text(event['extractor-name']) ?? (path && path !== '/' ? path : undefined);
   const extracted: NonNullable<FindingEvidence['extracted']> = {};
   const results = Array.isArray(event['extracted-results'])
-    ? event['extracted-results'].filter((entry): entry is string => typeof entry === 'string').slice(0, EXTRACTED_LIMIT).map((entry) => bounded(entry, 1024))
+    ? event['extracted-results']
+        .filter((entry): entry is string => typeof entry === 'string')
+        .slice(0, EXTRACTED_LIMIT)
+        .map((entry) => bounded(entry, 1024))
     : [];
   if (results.length) extracted['extracted-results'] = results;
   if (text(event.type)) extracted.type = String(event.type).slice(0, 40);

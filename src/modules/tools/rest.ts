@@ -71,9 +71,11 @@ const keyHeaders = z.object({
 });
 const submitHeaders = z.object({
   'x-tool-api-key': z.string().optional().meta({ description: "The tool's API key (ptk_…). `Authorization: Bearer ptk_…` is accepted too." }),
-  'x-workspace-id': z.string().optional().meta({ description: 'Optional: the workspace the key was made in (another one is refused with 403). Results always land there.' }),
+  'x-workspace-id': z
+    .string()
+    .optional()
+    .meta({ description: 'Optional: the workspace the key was made in (another one is refused with 403). Results always land there.' }),
 });
-
 
 /** A tool's key instead of a user: checked before the input, so a call without a valid key gets 401. */
 const toolAuthenticated = procedure
@@ -88,13 +90,25 @@ function toRotated({ apiKey, key }: Awaited<ReturnType<typeof keys.rotateToolApi
 /** Static paths first: the first procedure whose path matches serves the request. */
 export const toolsRest = router({
   list: workspaceProcedure
-    .meta({ openapi: { method: 'GET', path: '/api/tools', tags, summary: "List the built-in tools and the workspace's own, with whether each is enabled here", requestHeaders } })
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/api/tools',
+        tags,
+        summary: "List the built-in tools and the workspace's own, with whether each is enabled here",
+        requestHeaders,
+      },
+    })
     .input(listToolsInput)
     .output(pageSchema(toolSchema))
     .query(({ ctx, input }) => tools.listTools(ctx.svc, ctx.workspaceId, input)),
 
   register: workspaceProcedure
-    .meta({ errors: { 409: 'A tool of the workspace or a built-in tool already has this name' }, successStatus: 201, openapi: { method: 'POST', path: '/api/tools', tags, summary: 'Register a custom tool in the workspace (owners)', requestHeaders } })
+    .meta({
+      errors: { 409: 'A tool of the workspace or a built-in tool already has this name' },
+      successStatus: 201,
+      openapi: { method: 'POST', path: '/api/tools', tags, summary: 'Register a custom tool in the workspace (owners)', requestHeaders },
+    })
     .input(registerToolInput)
     .output(toolSchema)
     .mutation(({ ctx, input }) => tools.registerTool(ctx.svc, ctx.workspaceId, input)),

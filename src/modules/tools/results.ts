@@ -164,7 +164,8 @@ export async function submitToolResults(ctx: ServiceContext, caller: Authenticat
   const workspace = await targetWorkspace(ctx, caller);
   const body = validate(submitResultsInput, input);
   const source = caller.tool.name;
-  const parsed = body.format === 'nuclei-jsonl' ? parseNucleiJsonl(body.data ?? '', source) : parseJsonItems({ findings: body.findings ?? [], assets: body.assets }, source);
+  const parsed =
+    body.format === 'nuclei-jsonl' ? parseNucleiJsonl(body.data ?? '', source) : parseJsonItems({ findings: body.findings ?? [], assets: body.assets }, source);
 
   const scope = { workspaceId: workspace.id, targetId: null, scanId: null, autoEnable: workspace.isAutoEnableAssetAfterDiscovered, now: new Date() };
   const write = () =>
@@ -179,12 +180,23 @@ export async function submitToolResults(ctx: ServiceContext, caller: Authenticat
         : { opened: [], seen: [], reopened: [] };
       return { assets, recorded };
     }, TRANSACTION_OPTIONS);
-  const nothing = { assets: { created: [], idByKey: new Map<string, string>() }, recorded: { opened: [] as string[], seen: [] as string[], reopened: [] as string[] } };
+  const nothing = {
+    assets: { created: [], idByKey: new Map<string, string>() },
+    recorded: { opened: [] as string[], seen: [] as string[], reopened: [] as string[] },
+  };
   // A scan may create the same asset or finding (or a target may go) between our read and our insert: the
   // retry reads again.
-  const { assets, recorded } = !parsed.assets.length && !parsed.findings.length ? nothing : await write().catch((error: unknown) => (isRaceWithOtherWriter(error) ? write() : Promise.reject(error)));
+  const { assets, recorded } =
+    !parsed.assets.length && !parsed.findings.length
+      ? nothing
+      : await write().catch((error: unknown) => (isRaceWithOtherWriter(error) ? write() : Promise.reject(error)));
 
-  publishWorkspaceEvents(ctx.deps, workspace.id, 'asset.discovered', assets.created.map((asset) => asset.id));
+  publishWorkspaceEvents(
+    ctx.deps,
+    workspace.id,
+    'asset.discovered',
+    assets.created.map((asset) => asset.id),
+  );
   publishWorkspaceEvents(ctx.deps, workspace.id, 'finding.opened', recorded.opened);
   publishWorkspaceEvents(ctx.deps, workspace.id, 'finding.reopened', recorded.reopened);
   const uniqueAssets = new Set(parsed.assets.map((asset) => asset.item.key)).size;

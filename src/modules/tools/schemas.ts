@@ -20,7 +20,6 @@ export const SEVERITIES = ['info', 'low', 'medium', 'high', 'critical'] as const
 /** Bounds of one submission (the REST body limit bounds its bytes). */
 export const MAX_RESULT_LINES = 10_000;
 
-
 /** A tool's name is also the `source` of the findings it submits: a short, log-safe slug. */
 const toolName = z
   .string({ message: 'must be a string' })
@@ -32,9 +31,7 @@ const category = z.enum(TOOL_CATEGORIES, { message: `must be one of: ${TOOL_CATE
 const description = z.string().trim().max(1000, { message: 'must be at most 1000 characters' });
 const version = z.string().trim().min(1, { message: 'must not be empty' }).max(64, { message: 'must be at most 64 characters' });
 
-export const registerToolInput = z
-  .object({ name: toolName, category, description: description.optional(), version: version.optional() })
-  .strict();
+export const registerToolInput = z.object({ name: toolName, category, description: description.optional(), version: version.optional() }).strict();
 
 export const updateToolInput = z
   .object({
@@ -42,7 +39,10 @@ export const updateToolInput = z
     category: category.optional(),
     description: description.optional(),
     version: version.optional(),
-    enabled: z.boolean({ message: 'must be true or false' }).optional().meta({ description: "Whether the tool may run and submit results in this workspace (built-in tools: this workspace's choice)." }),
+    enabled: z
+      .boolean({ message: 'must be true or false' })
+      .optional()
+      .meta({ description: "Whether the tool may run and submit results in this workspace (built-in tools: this workspace's choice)." }),
   })
   .strict();
 
@@ -100,7 +100,12 @@ const classification = z
 
 export const toolFindingItem = z
   .object({
-    checkId: z.string().trim().min(1).max(200).meta({ description: 'The check or template id: part of the fingerprint, so a native scan of the same check dedupes with it.' }),
+    checkId: z
+      .string()
+      .trim()
+      .min(1)
+      .max(200)
+      .meta({ description: 'The check or template id: part of the fingerprint, so a native scan of the same check dedupes with it.' }),
     name: z.string().trim().min(1).max(500),
     severity,
     ...location,
@@ -159,7 +164,8 @@ export const submitResultsInput = z
       }
     } else {
       if (input.data !== undefined) ctx.addIssue({ code: 'custom', path: ['data'], message: 'belongs to format nuclei-jsonl' });
-      if (input.findings === undefined && input.assets === undefined) ctx.addIssue({ code: 'custom', path: ['findings'], message: 'is required with format json (or assets)' });
+      if (input.findings === undefined && input.assets === undefined)
+        ctx.addIssue({ code: 'custom', path: ['findings'], message: 'is required with format json (or assets)' });
     }
   });
 

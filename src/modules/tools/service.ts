@@ -184,7 +184,6 @@ export async function deleteTool(ctx: ServiceContext, workspaceId: string, id: s
   return { id: tool.id };
 }
 
-
 /**
  * Names of the built-in tools switched off for a workspace (instance-wide or by the workspace): scans skip
  * those steps. Read by the scans module; no caller check here, the scan was authorised when it started.

@@ -112,7 +112,10 @@ async function linkFindingsToTargets(tx: Tx, links: { findingId: string; targetI
     byTarget.set(targetId, findingIds);
   }
   for (const [targetId, findingIds] of byTarget) {
-    await tx.findingTarget.createMany({ data: findingIds.map((findingId) => ({ findingId, targetId, firstSeenAt: now, lastSeenAt: now })), skipDuplicates: true });
+    await tx.findingTarget.createMany({
+      data: findingIds.map((findingId) => ({ findingId, targetId, firstSeenAt: now, lastSeenAt: now })),
+      skipDuplicates: true,
+    });
     await tx.findingTarget.updateMany({ where: { targetId, findingId: { in: findingIds } }, data: { lastSeenAt: now } });
   }
 }

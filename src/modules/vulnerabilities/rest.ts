@@ -62,7 +62,9 @@ const findingDetailSchema = findingSchema
 
 const statisticsSchema = z
   .object({
-    data: z.array(z.object({ severity: z.enum(SEVERITIES), count: z.number().int() })).meta({ description: 'Open findings per severity, all five, most severe first.' }),
+    data: z
+      .array(z.object({ severity: z.enum(SEVERITIES), count: z.number().int() }))
+      .meta({ description: 'Open findings per severity, all five, most severe first.' }),
     byStatus: z.object({ open: z.number().int(), fixed: z.number().int(), dismissed: z.number().int() }),
   })
   .meta({ id: 'FindingStatistics' });
@@ -76,11 +78,12 @@ const triageResultSchema = z
 
 const tags = ['Vulnerabilities'];
 
-
 /** The static paths come before /{id}: the first procedure whose path matches serves the request. */
 export const vulnerabilitiesRest = router({
   statistics: workspaceProcedure
-    .meta({ openapi: { method: 'GET', path: '/api/vulnerabilities/statistics', tags, summary: 'Open findings per severity, and findings per status', requestHeaders } })
+    .meta({
+      openapi: { method: 'GET', path: '/api/vulnerabilities/statistics', tags, summary: 'Open findings per severity, and findings per status', requestHeaders },
+    })
     .input(findingStatisticsInput)
     .output(statisticsSchema)
     .query(({ ctx, input }) => findings.findingStatistics(ctx.svc, ctx.workspaceId, input)),
@@ -114,7 +117,15 @@ export const vulnerabilitiesRest = router({
     .mutation(({ ctx, input }) => findings.reopenFindings(ctx.svc, ctx.workspaceId, input)),
 
   list: workspaceProcedure
-    .meta({ openapi: { method: 'GET', path: '/api/vulnerabilities', tags, summary: "List the workspace's findings (open ones unless status says otherwise)", requestHeaders } })
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/api/vulnerabilities',
+        tags,
+        summary: "List the workspace's findings (open ones unless status says otherwise)",
+        requestHeaders,
+      },
+    })
     .input(listFindingsInput)
     .output(pageSchema(findingSchema))
     .query(({ ctx, input }) => findings.listFindings(ctx.svc, ctx.workspaceId, input)),

@@ -73,11 +73,7 @@ export function findingWhere(ctx: ServiceContext, filters: FindingFilters): Pris
   if (filters.search) {
     const contains = escapeLike(filters.search);
     and.push({
-      OR: [
-        { name: { contains, mode: 'insensitive' } },
-        { checkId: { contains, mode: 'insensitive' } },
-        { description: { contains, mode: 'insensitive' } },
-      ],
+      OR: [{ name: { contains, mode: 'insensitive' } }, { checkId: { contains, mode: 'insensitive' } }, { description: { contains, mode: 'insensitive' } }],
     });
   }
   return { AND: and };
@@ -171,7 +167,9 @@ async function triage(ctx: ServiceContext, workspaceId: string, ids: string[], c
       select: { id: true },
     });
     if (changed.length) {
-      await tx.findingEvent.createMany({ data: changed.map((row) => ({ findingId: row.id, type: change.event, actorId: viewer.id, comment: change.comment })) });
+      await tx.findingEvent.createMany({
+        data: changed.map((row) => ({ findingId: row.id, type: change.event, actorId: viewer.id, comment: change.comment })),
+      });
     }
     const rows = await tx.finding.findMany({ where: { id: { in: unique }, workspaceId } });
     return { changed, rows };

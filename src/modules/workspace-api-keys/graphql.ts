@@ -9,7 +9,10 @@ export const WorkspaceApiKeyRef = builder.objectRef<keys.WorkspaceApiKeyMetadata
     id: t.exposeID('id'),
     name: t.exposeString('name'),
     prefix: t.exposeString('prefix', { description: 'The first characters of the key (pwk_…), to recognise it.' }),
-    createdById: t.exposeString('createdById', { nullable: true, description: 'The owner who made it; the key reads as this member while they belong to the workspace.' }),
+    createdById: t.exposeString('createdById', {
+      nullable: true,
+      description: 'The owner who made it; the key reads as this member while they belong to the workspace.',
+    }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     lastUsedAt: t.expose('lastUsedAt', { type: 'DateTime', nullable: true }),
     revokedAt: t.expose('revokedAt', { type: 'DateTime', nullable: true }),
@@ -53,7 +56,8 @@ builder.mutationFields((t) => ({
   rotateWorkspaceApiKey: t.field({
     type: WorkspaceApiKeySecretRef,
     errors: {},
-    description: "Replaces the workspace's current API key (the newest valid one) with a new one of the same name (owners); the previous key stops working at once and the secret is returned this once.",
+    description:
+      "Replaces the workspace's current API key (the newest valid one) with a new one of the same name (owners); the previous key stops working at once and the secret is returned this once.",
     args: { workspaceId: t.arg.id({ required: true }) },
     resolve: (_root, { workspaceId }, ctx) => keys.rotateWorkspaceApiKey(ctx, decodeId(workspaceId, WorkspaceRef, 'workspaceId')),
   }),

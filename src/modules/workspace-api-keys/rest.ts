@@ -11,7 +11,10 @@ const keySchema = z
     workspaceId: z.string(),
     name: z.string(),
     prefix: z.string().meta({ description: 'The first characters of the key (pwk_…), to recognise it; never the secret.' }),
-    createdById: z.string().nullable().meta({ description: 'The owner who made it. The key reads as this member (at member level) while they belong to the workspace.' }),
+    createdById: z
+      .string()
+      .nullable()
+      .meta({ description: 'The owner who made it. The key reads as this member (at member level) while they belong to the workspace.' }),
     createdAt: dateTime,
     lastUsedAt: dateTime.nullable(),
     revokedAt: dateTime.nullable(),
@@ -26,7 +29,6 @@ const secretSchema = z
   .meta({ id: 'WorkspaceApiKeySecret' });
 
 const tags = ['Workspace API keys'];
-
 
 /**
  * Registered BEFORE the workspaces router: trpc-to-openapi serves a request with the first procedure whose
@@ -64,7 +66,15 @@ export const workspaceApiKeysRest = router({
     .mutation(({ ctx, input }) => keys.createWorkspaceApiKey(ctx.svc, ctx.workspaceId, input)),
 
   revoke: workspaceProcedure
-    .meta({ openapi: { method: 'DELETE', path: '/api/workspaces/api-keys/{id}', tags, summary: 'Revoke an API key: it stops working at once (owners)', requestHeaders } })
+    .meta({
+      openapi: {
+        method: 'DELETE',
+        path: '/api/workspaces/api-keys/{id}',
+        tags,
+        summary: 'Revoke an API key: it stops working at once (owners)',
+        requestHeaders,
+      },
+    })
     .input(idParam)
     .output(keySchema)
     .mutation(({ ctx, input }) => keys.revokeWorkspaceApiKey(ctx.svc, ctx.workspaceId, input.id)),

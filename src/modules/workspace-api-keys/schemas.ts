@@ -6,11 +6,7 @@ export const MAX_ACTIVE_KEYS = 25;
 
 export const createWorkspaceApiKeyInput = z
   .object({
-    name: z
-      .string({ message: 'must be a string' })
-      .trim()
-      .min(1, { message: 'must not be empty' })
-      .max(100, { message: 'must be at most 100 characters' }),
+    name: z.string({ message: 'must be a string' }).trim().min(1, { message: 'must not be empty' }).max(100, { message: 'must be at most 100 characters' }),
   })
   .strict();
 

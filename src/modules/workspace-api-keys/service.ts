@@ -76,7 +76,11 @@ export async function createWorkspaceApiKey(ctx: ServiceContext, workspaceId: st
   return { apiKey, key };
 }
 
-export async function listWorkspaceApiKeys(ctx: ServiceContext, workspaceId: string, input: ListWorkspaceApiKeysInput = {}): Promise<WorkspaceApiKeyMetadata[]> {
+export async function listWorkspaceApiKeys(
+  ctx: ServiceContext,
+  workspaceId: string,
+  input: ListWorkspaceApiKeysInput = {},
+): Promise<WorkspaceApiKeyMetadata[]> {
   const { includeRevoked } = validate(listWorkspaceApiKeysInput, input);
   await assertCan(ctx, 'apikey:manage', { workspaceId });
   return ctx.deps.prisma.workspaceApiKey.findMany({
@@ -90,7 +94,10 @@ export async function listWorkspaceApiKeys(ctx: ServiceContext, workspaceId: str
 export async function apiKeysOfWorkspaces(ctx: ServiceContext, workspaceIds: readonly string[]): Promise<(WorkspaceApiKeyMetadata[] | null)[]> {
   const viewer = requireViewer(ctx);
   const ids = [...workspaceIds];
-  const owned = await ctx.deps.prisma.workspaceMember.findMany({ where: { userId: viewer.id, role: 'owner', workspaceId: { in: ids } }, select: { workspaceId: true } });
+  const owned = await ctx.deps.prisma.workspaceMember.findMany({
+    where: { userId: viewer.id, role: 'owner', workspaceId: { in: ids } },
+    select: { workspaceId: true },
+  });
   const manageable = new Set(ctx.actsFor ? [] : owned.map((row) => row.workspaceId));
   const rows = manageable.size
     ? await ctx.deps.prisma.workspaceApiKey.findMany({
@@ -105,7 +112,11 @@ export async function apiKeysOfWorkspaces(ctx: ServiceContext, workspaceIds: rea
 /** The workspace's current key (the newest valid one): metadata only, never the secret. Null when it has none. */
 export async function getCurrentWorkspaceApiKey(ctx: ServiceContext, workspaceId: string): Promise<WorkspaceApiKeyMetadata | null> {
   await assertCan(ctx, 'apikey:manage', { workspaceId });
-  return ctx.deps.prisma.workspaceApiKey.findFirst({ where: { workspaceId, revokedAt: null }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], select: keyFields });
+  return ctx.deps.prisma.workspaceApiKey.findFirst({
+    where: { workspaceId, revokedAt: null },
+    orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+    select: keyFields,
+  });
 }
 
 /** Revokes a key at once (idempotent: revoking a revoked key keeps its first revocation time). */

@@ -137,13 +137,15 @@ builder.mutationFields((t) => ({
     type: WorkspaceRef,
     errors: {},
     args: { id: t.arg.id({ required: true }), input: t.arg({ type: UpdateWorkspaceInput, required: true }) },
-    resolve: async (_root, { id, input }, ctx) => reload(ctx, (await workspaces.updateWorkspace(ctx, decodeId(id, WorkspaceRef, 'id'), withoutNulls(input, ['description']) as never)).id),
+    resolve: async (_root, { id, input }, ctx) =>
+      reload(ctx, (await workspaces.updateWorkspace(ctx, decodeId(id, WorkspaceRef, 'id'), withoutNulls(input, ['description']) as never)).id),
   }),
   setWorkspaceArchived: t.field({
     type: WorkspaceRef,
     errors: {},
     args: { id: t.arg.id({ required: true }), isArchived: t.arg.boolean({ required: true }) },
-    resolve: async (_root, { id, isArchived }, ctx) => reload(ctx, (await workspaces.setWorkspaceArchived(ctx, decodeId(id, WorkspaceRef, 'id'), { isArchived })).id),
+    resolve: async (_root, { id, isArchived }, ctx) =>
+      reload(ctx, (await workspaces.setWorkspaceArchived(ctx, decodeId(id, WorkspaceRef, 'id'), { isArchived })).id),
   }),
   deleteWorkspace: t.field({
     type: 'ID',
@@ -202,7 +204,8 @@ const WorkspaceEventRef = builder.objectRef<{ type: string; workspaceId: string;
     type: t.exposeString('type'),
     workspaceId: t.string({ description: "The workspace's global id.", resolve: (event) => nodeIdOf('Workspace', event.workspaceId) }),
     entityId: t.string({
-      description: 'What changed, by its GraphQL id: the global id of a workspace, target, scan, asset or finding (for node(id:)); the UUID of a member, template, tool, key or MCP server.',
+      description:
+        'What changed, by its GraphQL id: the global id of a workspace, target, scan, asset or finding (for node(id:)); the UUID of a member, template, tool, key or MCP server.',
       resolve: (event) => {
         const node = NODE_OF_EVENT[event.type.split('.')[0]!];
         return node ? nodeIdOf(node, event.entityId) : event.entityId;
@@ -242,7 +245,8 @@ builder.mutationFields((t) => ({
     errors: {},
     description: 'Invites an e-mail that has no account yet (owners). Re-inviting refreshes role and expiry.',
     args: { workspaceId: t.arg.id({ required: true }), email: t.arg.string({ required: true }), role: t.arg({ type: WorkspaceRole }) },
-    resolve: (_root, args, ctx) => invitations.inviteMember(ctx, decodeId(args.workspaceId, WorkspaceRef, 'workspaceId'), { email: args.email, role: args.role ?? undefined }),
+    resolve: (_root, args, ctx) =>
+      invitations.inviteMember(ctx, decodeId(args.workspaceId, WorkspaceRef, 'workspaceId'), { email: args.email, role: args.role ?? undefined }),
   }),
   revokeWorkspaceInvitation: t.field({
     type: 'ID',

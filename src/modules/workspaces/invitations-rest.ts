@@ -15,7 +15,12 @@ export const invitationProcedures = {
   inviteMember: signedInProcedure
     .meta({
       successStatus: 201,
-      openapi: { method: 'POST', path: '/api/workspaces/{id}/invitations', tags, summary: 'Invite an e-mail that has no account: it may sign up (SIGNUP=invite) and joins the workspace' },
+      openapi: {
+        method: 'POST',
+        path: '/api/workspaces/{id}/invitations',
+        tags,
+        summary: 'Invite an e-mail that has no account: it may sign up (SIGNUP=invite) and joins the workspace',
+      },
     })
     .input(addMemberInput.extend({ id: uuidParam }))
     .output(invitationSchema)

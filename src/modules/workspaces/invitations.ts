@@ -70,11 +70,17 @@ export async function hasPendingInvitation(deps: AppDeps, email: string): Promis
 export async function acceptInvitations(ctx: ServiceContext, user: { id: string; email: string }): Promise<void> {
   const { prisma } = ctx.deps;
   const joined = await prisma.$transaction(async (tx) => {
-    const invitations = await tx.workspaceInvitation.findMany({ where: { email: user.email, expiresAt: { gt: new Date() } }, select: { workspaceId: true, role: true } });
+    const invitations = await tx.workspaceInvitation.findMany({
+      where: { email: user.email, expiresAt: { gt: new Date() } },
+      select: { workspaceId: true, role: true },
+    });
     await tx.workspaceInvitation.deleteMany({ where: { email: user.email } });
     if (invitations.length === 0) return [];
     await tx.workspaceMember.createMany({ data: invitations.map(({ workspaceId, role }) => ({ workspaceId, userId: user.id, role })), skipDuplicates: true });
-    return tx.workspaceMember.findMany({ where: { userId: user.id, workspaceId: { in: invitations.map((i) => i.workspaceId) } }, select: { id: true, workspaceId: true } });
+    return tx.workspaceMember.findMany({
+      where: { userId: user.id, workspaceId: { in: invitations.map((i) => i.workspaceId) } },
+      select: { id: true, workspaceId: true },
+    });
   });
   for (const member of joined) await publishWorkspaceEvent(ctx, member.workspaceId, 'member.added', member.id);
 }

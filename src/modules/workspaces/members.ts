@@ -25,7 +25,8 @@ export async function addMember(ctx: ServiceContext, workspaceId: string, input:
   const user = await ctx.deps.prisma.user.findUnique({ where: { email }, select: { id: true } });
   if (!user) {
     // A NotFoundError (GraphQL's typed error) whose message says what to do instead.
-    const message = 'No account has this email: invite it instead (POST /api/workspaces/{id}/invitations, or the inviteWorkspaceMember mutation); it joins when it signs up';
+    const message =
+      'No account has this email: invite it instead (POST /api/workspaces/{id}/invitations, or the inviteWorkspaceMember mutation); it joins when it signs up';
     throw Object.assign(new NotFoundError('Account'), { message });
   }
   const alreadyMember = () => new ConflictError('This user is already a member of the workspace');

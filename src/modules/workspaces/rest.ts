@@ -38,7 +38,6 @@ const workspaceSchema = z
 
 const tags = ['Workspaces'];
 
-
 export const workspacesRest = router({
   list: signedInProcedure
     .meta({ openapi: { method: 'GET', path: '/api/workspaces', tags, summary: 'List the workspaces the caller belongs to' } })
@@ -53,19 +52,27 @@ export const workspacesRest = router({
     .mutation(({ ctx, input }) => workspaces.createWorkspace(ctx.svc, input)),
 
   listMembers: workspaceProcedure
-    .meta({ openapi: { method: 'GET', path: '/api/workspaces/members', tags, summary: 'List the members of the workspace named by X-Workspace-Id', requestHeaders } })
+    .meta({
+      openapi: { method: 'GET', path: '/api/workspaces/members', tags, summary: 'List the members of the workspace named by X-Workspace-Id', requestHeaders },
+    })
     .input(z.object({}).strict().optional())
     .output(z.array(memberSchema))
     .query(({ ctx }) => members.listMembers(ctx.svc, ctx.workspaceId)),
 
   updateMember: workspaceProcedure
-    .meta({ errors: { 409: 'The workspace would be left without an owner' }, openapi: { method: 'PATCH', path: '/api/workspaces/members/{memberId}', tags, summary: "Change a member's role", requestHeaders } })
+    .meta({
+      errors: { 409: 'The workspace would be left without an owner' },
+      openapi: { method: 'PATCH', path: '/api/workspaces/members/{memberId}', tags, summary: "Change a member's role", requestHeaders },
+    })
     .input(updateMemberInput.extend({ memberId: uuidParam }))
     .output(memberSchema)
     .mutation(({ ctx, input: { memberId, ...patch } }) => members.updateMemberRole(ctx.svc, ctx.workspaceId, memberId, patch)),
 
   removeMember: workspaceProcedure
-    .meta({ errors: { 409: 'The workspace would be left without an owner' }, openapi: { method: 'DELETE', path: '/api/workspaces/members/{memberId}', tags, summary: 'Remove a member (or leave)', requestHeaders } })
+    .meta({
+      errors: { 409: 'The workspace would be left without an owner' },
+      openapi: { method: 'DELETE', path: '/api/workspaces/members/{memberId}', tags, summary: 'Remove a member (or leave)', requestHeaders },
+    })
     .input(z.object({ memberId: uuidParam }).strict())
     .output(idOutput)
     .mutation(({ ctx, input }) => members.removeMember(ctx.svc, ctx.workspaceId, input.memberId)),
@@ -95,7 +102,11 @@ export const workspacesRest = router({
     .mutation(({ ctx, input: { id, ...body } }) => workspaces.setWorkspaceArchived(ctx.svc, id, body)),
 
   addMember: signedInProcedure
-    .meta({ errors: { 409: 'The user is already a member' }, successStatus: 201, openapi: { method: 'POST', path: '/api/workspaces/{id}/members', tags, summary: 'Add an existing user by email' } })
+    .meta({
+      errors: { 409: 'The user is already a member' },
+      successStatus: 201,
+      openapi: { method: 'POST', path: '/api/workspaces/{id}/members', tags, summary: 'Add an existing user by email' },
+    })
     .input(addMemberInput.extend({ id: uuidParam }))
     .output(memberSchema)
     .mutation(({ ctx, input: { id, ...body } }) => members.addMember(ctx.svc, id, body)),

@@ -11,7 +11,6 @@ export const listWorkspacesInput = z
   })
   .strict();
 
-
 const name = z.string().trim().min(1, { message: 'must not be empty' }).max(100, { message: 'must be at most 100 characters' });
 const description = z.string().trim().max(1000, { message: 'must be at most 1000 characters' }).nullable();
 

@@ -28,10 +28,7 @@ export function workspaceListWhere(ctx: ServiceContext, filters: WorkspaceFilter
   if (filters.search) {
     const search = escapeLike(filters.search);
     and.push({
-      OR: [
-        { name: { contains: search, mode: 'insensitive' } },
-        { description: { contains: search, mode: 'insensitive' } },
-      ],
+      OR: [{ name: { contains: search, mode: 'insensitive' } }, { description: { contains: search, mode: 'insensitive' } }],
     });
   }
   if (filters.isArchived !== undefined) and.push({ archivedAt: filters.isArchived ? { not: null } : null });
@@ -53,8 +50,16 @@ export async function listWorkspaces(ctx: ServiceContext, input: ListWorkspacesI
     }),
     ctx.deps.prisma.workspace.count({ where }),
   ]);
-  const targetCounts = await countTargets(ctx, rows.map((row) => row.id));
-  return pageEnvelope(rows.map((row) => toWorkspaceResponse(row, viewer.id, targetCounts.get(row.id) ?? 0)), total, page, limit);
+  const targetCounts = await countTargets(
+    ctx,
+    rows.map((row) => row.id),
+  );
+  return pageEnvelope(
+    rows.map((row) => toWorkspaceResponse(row, viewer.id, targetCounts.get(row.id) ?? 0)),
+    total,
+    page,
+    limit,
+  );
 }
 
 /** Targets per workspace, for the given workspaces only (one indexed GROUP BY). Callers pass visible ids. */
@@ -67,7 +72,11 @@ export async function countTargets(ctx: ServiceContext, workspaceIds: readonly s
 /** Members per workspace, for the given workspaces only. Callers pass visible ids. */
 export async function countMembers(ctx: ServiceContext, workspaceIds: readonly string[]): Promise<Map<string, number>> {
   if (workspaceIds.length === 0) return new Map();
-  const groups = await ctx.deps.prisma.workspaceMember.groupBy({ by: ['workspaceId'], where: { workspaceId: { in: [...workspaceIds] } }, _count: { _all: true } });
+  const groups = await ctx.deps.prisma.workspaceMember.groupBy({
+    by: ['workspaceId'],
+    where: { workspaceId: { in: [...workspaceIds] } },
+    _count: { _all: true },
+  });
   return new Map(groups.map((group) => [group.workspaceId, group._count._all]));
 }
 
@@ -161,4 +170,3 @@ export async function findVisibleWorkspace<Q extends object>(ctx: ServiceContext
   if (!isUuid(id)) return null;
   return ctx.deps.prisma.workspace.findFirst({ ...query, where: { id, ...visibleWorkspacesWhere(viewer) } });
 }
-

@@ -7,12 +7,7 @@ import { requestExcerpt, responseExcerpt } from './evidence.js';
 import type { WebCheck } from './check.js';
 
 /** Titles/headings the usual servers put on generated listings (Apache, nginx, lighttpd, Python, Tomcat, IIS). */
-const LISTING_MARKERS = [
-  /<title>\s*Index of \//i,
-  /<h1>\s*Index of \//i,
-  /<title>\s*Directory listing for \//i,
-  /\[To Parent Directory\]/i,
-];
+const LISTING_MARKERS = [/<title>\s*Index of \//i, /<h1>\s*Index of \//i, /<title>\s*Directory listing for \//i, /\[To Parent Directory\]/i];
 const COMMON_DIRECTORIES = ['/files/', '/uploads/', '/backup/', '/static/', '/images/'];
 /** Extra requests per endpoint, at most: enough to find the usual suspects, too few to be a crawl. */
 const MAX_PROBED_DIRECTORIES = 8;
@@ -23,7 +18,7 @@ export const httpDirectoryListing: WebCheck = {
   severity: 'medium',
   appliesTo: 'web',
   description:
-    'The web server generates a listing of a directory\'s contents, exposing files that were never meant to be linked, such as backups, archives and configuration files.',
+    "The web server generates a listing of a directory's contents, exposing files that were never meant to be linked, such as backups, archives and configuration files.",
   remediation: 'Disable automatic indexes (nginx: autoindex off; Apache: Options -Indexes) and remove files that should not be public.',
   async run(ctx) {
     const { web } = ctx;

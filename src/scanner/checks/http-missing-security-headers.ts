@@ -13,8 +13,7 @@ export const httpMissingSecurityHeaders: WebCheck = {
   appliesTo: 'web',
   description:
     'The response lacks headers that make browsers enforce HTTPS (Strict-Transport-Security), restrict script sources (Content-Security-Policy), prevent framing/clickjacking (X-Frame-Options or CSP frame-ancestors) and stop MIME sniffing (X-Content-Type-Options: nosniff).',
-  remediation:
-    'Set the listed headers on every response, typically in the reverse proxy or web framework (e.g. helmet for Express, add_header in nginx).',
+  remediation: 'Set the listed headers on every response, typically in the reverse proxy or web framework (e.g. helmet for Express, add_header in nginx).',
   async run({ web }) {
     const missing = missingSecurityHeaders(web.headers, new URL(web.finalUrl).protocol === 'https:');
     if (missing.length === 0) return [];

@@ -88,14 +88,18 @@ export async function runChecks(input: RunChecksInput, deps: RunChecksDeps): Pro
     timeoutMs: deps.timeoutMs ?? 10_000,
     now: deps.now ?? new Date(),
   };
-  const request: CheckContextBase['request'] = (options) =>
-    httpRequest({ timeoutMs: base.timeoutMs, ...options, guard: deps.guard, limiter: deps.limiter });
+  const request: CheckContextBase['request'] = (options) => httpRequest({ timeoutMs: base.timeoutMs, ...options, guard: deps.guard, limiter: deps.limiter });
 
   const jobs: Array<{ check: Check; asset: AssetRef; run: () => Promise<CheckResult[]> }> = [];
   for (const check of checks) {
     if (check.appliesTo === 'web') {
       for (const web of input.web ?? []) {
-        const ctx: WebCheckContext = { ...base, request, web, fetchPath: (path, init) => request({ ...init, url: new URL(path, web.url).href, address: web.address }) };
+        const ctx: WebCheckContext = {
+          ...base,
+          request,
+          web,
+          fetchPath: (path, init) => request({ ...init, url: new URL(path, web.url).href, address: web.address }),
+        };
         jobs.push({ check, asset: webAsset(web), run: () => check.run(ctx) });
       }
     } else {

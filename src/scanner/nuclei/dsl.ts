@@ -58,8 +58,35 @@ type Tok =
   | { t: 'eof'; pos: number };
 
 const OPERATORS = [
-  '**', '==', '!=', '>=', '<=', '=~', '!~', '&&', '||', '??', '<<', '>>',
-  '>', '<', '+', '-', '*', '/', '%', '!', '~', '&', '|', '^', '?', ':', '(', ')', ',',
+  '**',
+  '==',
+  '!=',
+  '>=',
+  '<=',
+  '=~',
+  '!~',
+  '&&',
+  '||',
+  '??',
+  '<<',
+  '>>',
+  '>',
+  '<',
+  '+',
+  '-',
+  '*',
+  '/',
+  '%',
+  '!',
+  '~',
+  '&',
+  '|',
+  '^',
+  '?',
+  ':',
+  '(',
+  ')',
+  ',',
 ];
 
 const MAX_EXPRESSION_LENGTH = 20_000;
@@ -569,7 +596,7 @@ export function scopeOf(...records: Array<DslRecord | DslScope | undefined>): Ds
         if (typeof (layer as DslScope).get === 'function') {
           const v = (layer as DslScope).get(name);
           if (v !== undefined) return v;
-        } else if (Object.prototype.hasOwnProperty.call(layer, name)) {
+        } else if (Object.hasOwn(layer, name)) {
           const v = (layer as DslRecord)[name];
           if (v !== undefined) return v;
         }
@@ -904,9 +931,7 @@ def('hmac', 3, 3, ([algo, data, key]) => {
   if (a !== 'sha1' && a !== 'sha256' && a !== 'sha512') throw new DslEvalError(`unsupported hash algorithm: '${S(algo)}'`);
   return createHmac(a, bytes(key)).update(bytes(data)).digest('hex');
 });
-def('html_escape', 1, 1, ([v]) =>
-  S(v).replace(/[&'<>"]/g, (c) => ({ '&': '&amp;', "'": '&#39;', '<': '&lt;', '>': '&gt;', '"': '&#34;' })[c]!),
-);
+def('html_escape', 1, 1, ([v]) => S(v).replace(/[&'<>"]/g, (c) => ({ '&': '&amp;', "'": '&#39;', '<': '&lt;', '>': '&gt;', '"': '&#34;' })[c]!));
 def('html_unescape', 1, 1, ([v]) => htmlUnescape(S(v)));
 def('md5', 1, 1, ([v]) => hash('md5', v));
 def('sha1', 1, 1, ([v]) => hash('sha1', v));
@@ -918,8 +943,16 @@ def('contains_all', 2, INF, ([s, ...subs]) => subs.every((x) => S(s).includes(S(
 def('contains_any', 2, INF, ([s, ...subs]) => subs.some((x) => S(s).includes(S(x))));
 def('starts_with', 2, INF, ([s, ...p]) => p.some((x) => S(s).startsWith(S(x))));
 def('ends_with', 2, INF, ([s, ...p]) => p.some((x) => S(s).endsWith(S(x))));
-def('line_starts_with', 2, INF, ([s, ...p]) => S(s).split('\n').some((line) => p.some((x) => line.startsWith(S(x)))));
-def('line_ends_with', 2, INF, ([s, ...p]) => S(s).split('\n').some((line) => p.some((x) => line.endsWith(S(x)))));
+def('line_starts_with', 2, INF, ([s, ...p]) =>
+  S(s)
+    .split('\n')
+    .some((line) => p.some((x) => line.startsWith(S(x)))),
+);
+def('line_ends_with', 2, INF, ([s, ...p]) =>
+  S(s)
+    .split('\n')
+    .some((line) => p.some((x) => line.endsWith(S(x)))),
+);
 def('concat', 0, INF, (args) => checkSize(args.map(S).join('')));
 def('split', 2, 3, (args) => {
   const input = S(args[0]);

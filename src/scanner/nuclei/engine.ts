@@ -21,16 +21,7 @@
  */
 import { randomInt } from 'node:crypto';
 import { byteLength, encodeString, excerpt } from './bytes.js';
-import {
-  dslToString,
-  evaluateDsl,
-  parseDsl,
-  renderMarkers,
-  scopeOf,
-  type DslRecord,
-  type DslScope,
-  type DslValue,
-} from './dsl.js';
+import { dslToString, evaluateDsl, parseDsl, renderMarkers, scopeOf, type DslRecord, type DslScope, type DslValue } from './dsl.js';
 import { findAll } from './goregex.js';
 import { runJq } from './jq.js';
 import type {
@@ -116,7 +107,7 @@ function targetVariables(t: TargetInfo, removeTrailingSlash: boolean): Record<st
 /* ------------------------------------------------------------------------------------------------------------ */
 
 function headerEntries(resp: HttpSendResponse): Array<[string, string]> {
-  if (resp.rawHeaders && resp.rawHeaders.length) return resp.rawHeaders;
+  if (resp.rawHeaders?.length) return resp.rawHeaders;
   const out: Array<[string, string]> = [];
   for (const [k, v] of Object.entries(resp.headers)) {
     if (Array.isArray(v)) for (const x of v) out.push([k, x]);
@@ -361,8 +352,6 @@ function extractOne(e: Extractor, scope: DslScope): string[] {
           const s = dslToString(v);
           if (v !== null && s !== '') add(s);
         } catch {
-          // missing parameters are ignored (nuclei); other errors end the extraction
-          continue;
         }
       }
       return out;
@@ -445,16 +434,33 @@ function deleteHeader(headers: Record<string, string>, name: string) {
   for (const k of Object.keys(headers)) if (k.toLowerCase() === name.toLowerCase()) delete headers[k];
 }
 
-function renderOrFail(text: string, scope: DslScope, what: string, skipCheck: boolean): { ok: true; text: string } | { ok: false; reason: string; unresolved?: boolean } {
+function renderOrFail(
+  text: string,
+  scope: DslScope,
+  what: string,
+  skipCheck: boolean,
+): { ok: true; text: string } | { ok: false; reason: string; unresolved?: boolean } {
   const r = renderMarkers(text, scope);
   if (r.unresolved.length && !skipCheck) {
-    return { ok: false, reason: `unresolved variable${r.unresolved.length > 1 ? 's' : ''} ${r.unresolved.map((v) => `{{${v}}}`).join(', ')} in ${what}`, unresolved: true };
+    return {
+      ok: false,
+      reason: `unresolved variable${r.unresolved.length > 1 ? 's' : ''} ${r.unresolved.map((v) => `{{${v}}}`).join(', ')} in ${what}`,
+      unresolved: true,
+    };
   }
   if (r.errors.length && !skipCheck) return { ok: false, reason: `could not evaluate ${what}: ${r.errors[0]}`, unresolved: true };
   return { ok: true, text: r.text };
 }
 
-function finishHeaders(block: HttpRequestBlock, headers: Record<string, string>, body: string | undefined, method: string, userAgent: string, isRaw: boolean, cookies: Map<string, string>) {
+function finishHeaders(
+  block: HttpRequestBlock,
+  headers: Record<string, string>,
+  body: string | undefined,
+  method: string,
+  userAgent: string,
+  isRaw: boolean,
+  cookies: Map<string, string>,
+) {
   setHeaderIfMissing(headers, 'User-Agent', userAgent);
   if (!isRaw) {
     setHeaderIfMissing(headers, 'Accept', '*/*');
@@ -474,7 +480,14 @@ function finishHeaders(block: HttpRequestBlock, headers: Record<string, string>,
   }
 }
 
-function buildPathRequest(block: HttpRequestBlock, pathTemplate: string, target: TargetInfo, layers: DslScope, userAgent: string, cookies: Map<string, string>): BuildOutcome {
+function buildPathRequest(
+  block: HttpRequestBlock,
+  pathTemplate: string,
+  target: TargetInfo,
+  layers: DslScope,
+  userAgent: string,
+  cookies: Map<string, string>,
+): BuildOutcome {
   const stripSlash = /\{\{\s*BaseURL\s*\}\}\//.test(pathTemplate);
   const scope = scopeOf(layersWithTarget(layers, target, stripSlash));
   const rendered = renderOrFail(pathTemplate, scope, 'path', block.skipVariablesCheck);
@@ -505,7 +518,14 @@ function buildPathRequest(block: HttpRequestBlock, pathTemplate: string, target:
   return { ok: true, request: { method: m, url, headers, body } };
 }
 
-function buildRawRequest(block: HttpRequestBlock, rawTemplate: string, target: TargetInfo, layers: DslScope, userAgent: string, cookies: Map<string, string>): BuildOutcome {
+function buildRawRequest(
+  block: HttpRequestBlock,
+  rawTemplate: string,
+  target: TargetInfo,
+  layers: DslScope,
+  userAgent: string,
+  cookies: Map<string, string>,
+): BuildOutcome {
   const scope = scopeOf(layersWithTarget(layers, target, false));
   const rendered = renderOrFail(rawTemplate, scope, 'raw request', block.skipVariablesCheck);
   if (!rendered.ok) return rendered;
@@ -522,7 +542,7 @@ function buildRawRequest(block: HttpRequestBlock, rawTemplate: string, target: T
   if (parts.length === 2 && parts[1].includes('HTTP')) parts = [parts[0], '', parts[1]];
   if (parts.length < 3) return { ok: false, reason: `malformed raw request line ${JSON.stringify(requestLine)}` };
   const method = parts[0].toUpperCase();
-  let rawPath = parts.slice(1, parts.length - 1).join(' ');
+  const rawPath = parts.slice(1, parts.length - 1).join(' ');
   li++;
   const headers: Record<string, string> = {};
   let multipart = false;
@@ -589,7 +609,7 @@ function layersWithTarget(layers: DslScope, target: TargetInfo, strip: boolean):
     get(name: string) {
       const v = layers.get(name);
       if (v !== undefined) return v;
-      return Object.prototype.hasOwnProperty.call(vars, name) ? vars[name] : undefined;
+      return  Object.hasOwn(vars, name) ? vars[name] : undefined;
     },
   };
 }
@@ -607,7 +627,16 @@ function clusterKey(req: HttpSendRequest): string {
   const headers = Object.entries(req.headers)
     .map(([k, v]) => [k.toLowerCase(), v])
     .sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
-  return JSON.stringify([req.method, req.url, headers, req.body ?? null, req.followRedirects, req.maxRedirects, req.sameHostRedirectsOnly ?? false, req.maxBodyBytes ?? null]);
+  return JSON.stringify([
+    req.method,
+    req.url,
+    headers,
+    req.body ?? null,
+    req.followRedirects,
+    req.maxRedirects,
+    req.sameHostRedirectsOnly ?? false,
+    req.maxBodyBytes ?? null,
+  ]);
 }
 
 /* ------------------------------------------------------------------------------------------------------------ */

@@ -210,7 +210,7 @@ export function createNodeHttpSender(options: NodeHttpSenderOptions = {}): NodeH
         res.on('close', finish);
         res.on('error', (err) => (size > 0 ? finish() : fail(err)));
       });
-      if (body && body.length) req.end(body);
+      if (body?.length) req.end(body);
       else req.end();
     });
   }
@@ -241,8 +241,7 @@ export function createNodeHttpSender(options: NodeHttpSenderOptions = {}): NodeH
           next = '';
         }
         const nextTarget = next ? splitUrl(next) : undefined;
-        const sameHost =
-          nextTarget !== undefined && nextTarget.hostname.toLowerCase() === first.hostname.toLowerCase() && nextTarget.port === first.port;
+        const sameHost = nextTarget !== undefined && nextTarget.hostname.toLowerCase() === first.hostname.toLowerCase() && nextTarget.port === first.port;
         if (nextTarget && (!request.sameHostRedirectsOnly || sameHost)) {
           hops++;
           const hostChanged = nextTarget.hostname.toLowerCase() !== target.hostname.toLowerCase() || nextTarget.port !== target.port;

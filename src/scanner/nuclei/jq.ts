@@ -201,7 +201,7 @@ function applyStep(step: JqStep, input: Json): Json[] {
     }
     case 'key':
       if (input === null) return [null];
-      if (isObject(input)) return [Object.prototype.hasOwnProperty.call(input, step.key) ? input[step.key] : null];
+      if (isObject(input)) return [Object.hasOwn(input, step.key) ? input[step.key] : null];
       if (step.optional) return [];
       throw new JqError(`cannot index ${typeName(input)} with "${step.key}"`);
     case 'index':

@@ -37,19 +37,7 @@ export type { ParseResult, TemplateIssue } from './types.js';
 const TEMPLATE_ID_RE = /^([a-zA-Z0-9]+[-_])*[a-zA-Z0-9]+$/;
 const MAX_TEMPLATE_BYTES = 2 * 1024 * 1024;
 
-const OTHER_PROTOCOLS = [
-  'dns',
-  'file',
-  'network',
-  'tcp',
-  'headless',
-  'ssl',
-  'websocket',
-  'whois',
-  'code',
-  'javascript',
-  'workflows',
-] as const;
+const OTHER_PROTOCOLS = ['dns', 'file', 'network', 'tcp', 'headless', 'ssl', 'websocket', 'whois', 'code', 'javascript', 'workflows'] as const;
 
 const KNOWN_TOP_LEVEL = new Set<string>([
   'id',
@@ -289,7 +277,7 @@ function parseInfo(ctx: Ctx, raw: unknown): TemplateInfo | undefined {
     return undefined;
   }
   const name = ctx.str(raw, 'name', ['info']);
-  if (!name || !name.trim()) ctx.error("missing required field 'info.name'", ['info']);
+  if (!name?.trim()) ctx.error("missing required field 'info.name'", ['info']);
   const authors = stringOrList(raw.author);
   if (authors.length === 0) ctx.warn("missing field 'info.author'", ['info']);
   let severity: Severity = 'unknown';
@@ -314,13 +302,15 @@ function parseInfo(ctx: Ctx, raw: unknown): TemplateInfo | undefined {
       if (typeof c['cvss-metrics'] === 'string' && c['cvss-metrics']) classification.cvssMetrics = c['cvss-metrics'];
       const score = typeof c['cvss-score'] === 'string' ? Number(c['cvss-score']) : c['cvss-score'];
       if (typeof score === 'number' && Number.isFinite(score)) classification.cvssScore = score;
-      else if (c['cvss-score'] !== undefined && c['cvss-score'] !== null) ctx.warn("'cvss-score' must be a number; ignored", ['info', 'classification', 'cvss-score']);
+      else if (c['cvss-score'] !== undefined && c['cvss-score'] !== null)
+        ctx.warn("'cvss-score' must be a number; ignored", ['info', 'classification', 'cvss-score']);
       const epss = typeof c['epss-score'] === 'string' ? Number(c['epss-score']) : c['epss-score'];
       if (typeof epss === 'number' && Number.isFinite(epss)) classification.epssScore = epss;
       if (typeof c.cpe === 'string' && c.cpe) classification.cpe = c.cpe;
     }
   }
-  const reference = raw.reference === undefined || raw.reference === null ? [] : Array.isArray(raw.reference) ? raw.reference.map(String) : [String(raw.reference)];
+  const reference =
+    raw.reference === undefined || raw.reference === null ? [] : Array.isArray(raw.reference) ? raw.reference.map(String) : [String(raw.reference)];
   return {
     name: (name ?? '').trim(),
     author: authors,
@@ -609,10 +599,10 @@ function parseExtractor(ctx: Ctx, raw: unknown, segs: Seg[], index: number): Ext
 }
 
 /** All strings in a value (for interactsh / marker scans). */
-function collectStrings(v: unknown, out: string[] = []): string[] {
+function _collectStrings(v: unknown, out: string[] = []): string[] {
   if (typeof v === 'string') out.push(v);
-  else if (Array.isArray(v)) v.forEach((x) => collectStrings(x, out));
-  else if (isRecord(v)) Object.values(v).forEach((x) => collectStrings(x, out));
+  else if (Array.isArray(v)) v.forEach((x) => _collectStrings(x, out));
+  else if (isRecord(v)) Object.values(v).forEach((x) => _collectStrings(x, out));
   return out;
 }
 
@@ -786,7 +776,10 @@ export function parseTemplate(text: string): ParseResult {
   }
   const doc = parseDocument(text, { lineCounter: lines, uniqueKeys: true, prettyErrors: false });
   const ctx = new Ctx(doc.contents as YamlNode | null, lines);
-  const position = (e: { pos: [number, number]; linePos?: [{ line: number; col: number }] | [{ line: number; col: number }, { line: number; col: number }] }) => {
+  const position = (e: {
+    pos: [number, number];
+    linePos?: [{ line: number; col: number }] | [{ line: number; col: number }, { line: number; col: number }];
+  }) => {
     const p = e.linePos?.[0] ?? lines.linePos(e.pos[0]);
     return { line: p.line, column: p.col };
   };
@@ -861,7 +854,8 @@ export function parseTemplate(text: string): ParseResult {
         }
         const value = v === null || v === undefined ? '' : String(v);
         const unknown = markerUnknownFunctions(value);
-        if (unknown.length) ctx.warn(`unknown helper function${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')}; requests using this variable are skipped`, ['variables', k]);
+        if (unknown.length)
+          ctx.warn(`unknown helper function${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')}; requests using this variable are skipped`, ['variables', k]);
         if (/interactsh/i.test(value)) ctx.warn('interactsh (OAST) is not supported; requests using this variable are skipped', ['variables', k]);
         variables.push([k, value]);
         knownVars.add(k);
@@ -910,4 +904,3 @@ export function parseTemplate(text: string): ParseResult {
   };
   return { template, errors: ctx.errors, warnings: ctx.warnings };
 }
-

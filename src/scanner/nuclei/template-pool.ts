@@ -105,7 +105,14 @@ function dispatch(task: Task): void {
   slot.tasks.set(task.id, task);
   if (slot.ready) startBudget(task, task.spec.budgetMs);
   const { template, baseUrl, timeoutMs, maxRequestsPerTemplate } = task.spec;
-  slot.worker.postMessage({ type: 'run', taskId: task.id, template: withoutCompiledRegexes(template), baseUrl, timeoutMs, maxRequestsPerTemplate } satisfies ToWorker);
+  slot.worker.postMessage({
+    type: 'run',
+    taskId: task.id,
+    template: withoutCompiledRegexes(template),
+    baseUrl,
+    timeoutMs,
+    maxRequestsPerTemplate,
+  } satisfies ToWorker);
 }
 
 /** RE2JS objects do not survive structured cloning; the worker compiles the sources again. */

@@ -45,15 +45,19 @@ async function run(message: Extract<ToWorker, { type: 'run' }>): Promise<void> {
       post({ type: 'send', taskId, requestId, request: plain });
     });
   try {
-    const output = await runTemplatesDetailed([rehydrate(message.template)], { baseUrl: message.baseUrl }, {
-      send,
-      cluster: false,
-      concurrency: 1,
-      timeoutMs: message.timeoutMs,
-      maxRequestsPerTemplate: message.maxRequestsPerTemplate,
-      signal: controller.signal,
-      onWarning: (warning) => post({ type: 'warning', taskId, warning }),
-    });
+    const output = await runTemplatesDetailed(
+      [rehydrate(message.template)],
+      { baseUrl: message.baseUrl },
+      {
+        send,
+        cluster: false,
+        concurrency: 1,
+        timeoutMs: message.timeoutMs,
+        maxRequestsPerTemplate: message.maxRequestsPerTemplate,
+        signal: controller.signal,
+        onWarning: (warning) => post({ type: 'warning', taskId, warning }),
+      },
+    );
     post({ type: 'done', taskId, results: output.results, requestsFailed: output.stats.requestsFailed });
   } catch (err) {
     post({ type: 'failed', taskId, message: (err as Error).message });

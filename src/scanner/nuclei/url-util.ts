@@ -74,7 +74,7 @@ export function safeRequestPath(path: string): string {
 
 /** Go's mergePaths as used by nuclei's raw request path automerge. */
 export function mergePaths(base: string, rel: string): string {
-  let a = base;
+  const a = base;
   let b = rel;
   if (a.endsWith('/') && b.startsWith('/')) b = b.replace(/^\/+/, '');
   if (a === '') return b;

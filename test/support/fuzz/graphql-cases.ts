@@ -105,7 +105,10 @@ function operationText(kind: 'query' | 'mutation', field: GraphQLField<unknown, 
 /** `count` cases for every query and mutation field of the schema. */
 export function graphqlCases(random: Random, schema: GraphQLSchema, identity: GraphQLFuzzIdentity, count: number): GraphQLCase[] {
   const cases: GraphQLCase[] = [];
-  for (const [kind, root] of [['query', schema.getQueryType()], ['mutation', schema.getMutationType()]] as const) {
+  for (const [kind, root] of [
+    ['query', schema.getQueryType()],
+    ['mutation', schema.getMutationType()],
+  ] as const) {
     for (const field of Object.values(root?.getFields() ?? {})) {
       const query = operationText(kind, field);
       // The run's own workspace is never deleted, archived or left: the other cases need it.

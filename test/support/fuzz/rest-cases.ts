@@ -69,7 +69,8 @@ export function valueFor(random: Random, schema: Schema | undefined, components:
         if (required || random.chance(0.6)) result[key] = valueFor(random, property, components, depth + 1);
       }
       if (random.chance(0.05)) result[random.pick(['extra', '__proto__', 'constructor'])] = nastyValue(random);
-      if (resolved.additionalProperties && random.chance(0.5)) result[stringFor(random, undefined, undefined)] = valueFor(random, resolved.additionalProperties, components, depth + 1);
+      if (resolved.additionalProperties && random.chance(0.5))
+        result[stringFor(random, undefined, undefined)] = valueFor(random, resolved.additionalProperties, components, depth + 1);
       return result;
     }
     case 'array': {
@@ -116,7 +117,13 @@ function queryValue(random: Random, schema: Schema | undefined, components: Reco
 }
 
 /** `count` cases for one operation. */
-export function restCases(random: Random, operation: RestOperation, identity: FuzzIdentity, components: Record<string, any> | undefined, count: number): RestCase[] {
+export function restCases(
+  random: Random,
+  operation: RestOperation,
+  identity: FuzzIdentity,
+  components: Record<string, any> | undefined,
+  count: number,
+): RestCase[] {
   const cases: RestCase[] = [];
   for (let i = 0; i < count; i++) {
     let path = operation.path;
@@ -127,9 +134,11 @@ export function restCases(random: Random, operation: RestOperation, identity: Fu
       else if (parameter.in === 'query' && (parameter.required || random.chance(0.5))) {
         for (const value of queryValue(random, parameter.schema, components)) query.append(parameter.name, value);
       } else if (parameter.in === 'header' && parameter.name.toLowerCase() === 'x-workspace-id') {
-        headers['x-workspace-id'] = random.chance(0.85) ? identity.workspaceId : random.pick([random.uuid(), 'not-a-uuid', '', ' ', '0', identity.workspaceId.toUpperCase()]);
+        headers['x-workspace-id'] = random.chance(0.85)
+          ? identity.workspaceId
+          : random.pick([random.uuid(), 'not-a-uuid', '', ' ', '0', identity.workspaceId.toUpperCase()]);
       } else if (parameter.in === 'header') {
-        headers[parameter.name.toLowerCase()] = random.pick(['ptk_invalid', 'x', 'ptk_' + 'a'.repeat(64)]);
+        headers[parameter.name.toLowerCase()] = random.pick(['ptk_invalid', 'x', `ptk_${'a'.repeat(64)}`]);
       }
     }
     if (!headers['x-workspace-id'] && random.chance(0.5)) headers['x-workspace-id'] = identity.workspaceId;
@@ -138,16 +147,26 @@ export function restCases(random: Random, operation: RestOperation, identity: Fu
       const shape = random.int(0, 19);
       if (shape === 0) body = undefined;
       else if (shape === 1) body = '[]';
-      else if (shape === 2) body = random.pick(['{', 'null', '"x"', '1', '{"a":' + '['.repeat(3000) + ']'.repeat(3000) + '}', '\u0000']);
+      else if (shape === 2) body = random.pick(['{', 'null', '"x"', '1', `{"a":${'['.repeat(3000)}${']'.repeat(3000)}}`, '\u0000']);
       else body = JSON.stringify(valueFor(random, operation.body, components));
-      if (body !== undefined) headers['content-type'] = random.chance(0.95) ? 'application/json' : random.pick(['text/plain', 'application/x-www-form-urlencoded', 'application/json; charset=latin1']);
+      if (body !== undefined)
+        headers['content-type'] = random.chance(0.95)
+          ? 'application/json'
+          : random.pick(['text/plain', 'application/x-www-form-urlencoded', 'application/json; charset=latin1']);
     } else if (operation.method !== 'GET' && random.chance(0.1)) {
       body = JSON.stringify(nastyValue(random));
       headers['content-type'] = 'application/json';
     }
     const as = operation.public ? random.pick(['owner', 'anonymous'] as const) : random.chance(0.85) ? 'owner' : random.pick(['anonymous', 'garbage'] as const);
     const search = query.toString();
-    cases.push({ method: operation.method, path: `/api/v1${path}${search ? `?${search}` : ''}`, headers, body, as, operation: `${operation.method} ${operation.path}` });
+    cases.push({
+      method: operation.method,
+      path: `/api/v1${path}${search ? `?${search}` : ''}`,
+      headers,
+      body,
+      as,
+      operation: `${operation.method} ${operation.path}`,
+    });
   }
   return cases;
 }
