@@ -112,7 +112,7 @@ const envSchema = z.object({
     }),
   /** Sign-in attempts per account (e-mail) per AUTH_RATE_LIMIT_WINDOW_SECONDS, besides the per-address limit. */
   AUTH_ACCOUNT_RATE_LIMIT_MAX: integer(1).default(10),
-  /** On SIGTERM: how long /ready answers 503 while requests are still served, before the listener closes. */
+  /** On SIGTERM: how long /ready answers 503 while requests are still served, before the listener closes (src/ops/drain.ts; the shutdown bound is this plus SHUTDOWN_TIMEOUT_MS). */
   SHUTDOWN_DRAIN_MS: integer(0, 600_000).default(3_000),
   /** GraphiQL in a browser at /graphql. Unset: on, except with NODE_ENV=production. */
   GRAPHIQL: booleanString.optional(),
