@@ -87,7 +87,10 @@ export async function summarizeCpuProfiles(dir: string, root: string, windows: W
     // Sample i was taken at startTime + sum(timeDeltas[0..i]); it stands for the interval up to the next one.
     const times: number[] = [];
     let t = profile.startTime;
-    for (const delta of profile.timeDeltas) times.push((t += delta));
+    for (const delta of profile.timeDeltas) {
+      t += delta;
+      times.push(t);
+    }
     const spans = windows.length ? windows : [{ label: 'whole run', startUs: profile.startTime, endUs: profile.endTime }];
     for (const span of spans) {
       const areas = new Map<string, number>();

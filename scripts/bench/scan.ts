@@ -452,11 +452,19 @@ async function main(): Promise<void> {
           const recvPerf = performance.now();
           const recvDate = Date.now();
           const event = result.data?.workspaceEvents;
-          if (!event) return void (live.error ??= result.errors ?? 'empty result');
-          if (event.type === READY_TYPE) return void (live.readySeen = true);
+          if (!event) {
+            live.error ??= result.errors ?? 'empty result';
+            return;
+          }
+          if (event.type === READY_TYPE) {
+            live.readySeen = true;
+            return;
+          }
           (event.type === PROBE_TYPE ? live.probes : live.events).push({ key: keyOf(event), at: event.at, type: event.type, recvPerf, recvDate });
         },
-        error: (error) => void (live.error ??= error),
+        error: (error) => {
+          live.error ??= error;
+        },
         complete: () => undefined,
       },
     );

@@ -28,14 +28,15 @@ let glue: Promise<typeof engineGlue> | undefined;
  * The glue keeps the instance in module state: do this once per process.
  */
 function loadEngine(): Promise<typeof engineGlue> {
-  return (glue ??= (async () => {
+  glue ??= (async () => {
     const entry = createRequire(import.meta.url).resolve('@prisma/schema-engine-wasm');
     const bytes = await readFile(path.join(path.dirname(entry), 'schema_engine_bg.wasm'));
     const { instance } = await WebAssembly.instantiate(bytes, { './schema_engine_bg.js': engineGlue as any });
     engineGlue.__wbg_set_wasm(instance.exports);
     (instance.exports as { __wbindgen_start(): void }).__wbindgen_start();
     return engineGlue;
-  })());
+  })();
+  return glue;
 }
 
 /** The migrations directory in the shape the engine wants (as the Prisma CLI builds it). */

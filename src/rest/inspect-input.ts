@@ -38,7 +38,9 @@ export function inputProblem(value: unknown, options: InspectOptions = {}): AppE
       return new AppError('BAD_REQUEST', `The request nests deeper than ${MAX_INPUT_DEPTH} levels (at ${fieldName(path.slice(0, 5))}…)`);
     }
     if (Array.isArray(current)) {
-      current.forEach((item, index) => stack.push({ value: item, path: [...path, index] }));
+      current.forEach((item, index) => {
+        stack.push({ value: item, path: [...path, index] });
+      });
       continue;
     }
     for (const [key, item] of Object.entries(current)) {

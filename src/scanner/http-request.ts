@@ -121,7 +121,10 @@ function sendRequest(url: URL, hostname: string, connect: { host: string; lookup
       clearTimeout(deadline);
       request.destroy();
       // ScopeError passes through untouched so callers can tell "refused" from "failed".
-      if ((err as { code?: string }).code === 'SCOPE_BLOCKED') return reject(err);
+      if ((err as { code?: string }).code === 'SCOPE_BLOCKED') {
+        reject(err);
+        return;
+      }
       reject(new HttpRequestError(`${requestOptions.method} ${url.href} failed: ${err.message}`, err.code, tlsEstablished, err));
     };
 

@@ -70,7 +70,10 @@ function handshake(connect: { host: string }, options: InspectTlsOptions): Promi
       settled = true;
       clearTimeout(timer);
       socket.destroy();
-      if (outcome.error) return reject(outcome.error);
+      if (outcome.error) {
+        reject(outcome.error);
+        return;
+      }
       resolve(describeCertificate(outcome.result!, options));
     };
     const timer = setTimeout(

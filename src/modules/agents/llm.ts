@@ -148,8 +148,9 @@ class SseParser {
 
   push(text: string): void {
     this.buffer += text;
-    let newline: number;
-    while ((newline = this.buffer.search(/\r\n|\n|\r(?=[^\n])/)) !== -1) {
+    for (;;) {
+      const newline = this.buffer.search(/\r\n|\n|\r(?=[^\n])/);
+      if (newline === -1) break;
       const line = this.buffer.slice(0, newline);
       this.buffer = this.buffer.slice(newline + (this.buffer.startsWith('\r\n', newline) ? 2 : 1));
       this.line(line);
@@ -163,7 +164,10 @@ class SseParser {
   }
 
   private line(line: string): void {
-    if (line === '') return this.dispatch();
+    if (line === '') {
+      this.dispatch();
+      return;
+    }
     if (line.startsWith(':')) return;
     const colon = line.indexOf(':');
     const field = colon === -1 ? line : line.slice(0, colon);

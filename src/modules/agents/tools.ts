@@ -133,12 +133,12 @@ export const AGENT_TOOLS: AgentTool[] = [
       const page = await listScans(ctx, workspaceId, { status: args.status, limit: args.limit, sortBy: 'createdAt', sortOrder: 'DESC' });
       // Recently scanned targets first: one read names the targets of recent scans.
       const targets = page.data.length ? await listTargets(ctx, workspaceId, { sortBy: 'lastScannedAt', sortOrder: 'DESC', limit: 100 }) : { data: [] };
-      const valueOf = new Map(targets.data.map((target) => [target.id, target.value]));
+      const targetValues = new Map(targets.data.map((target) => [target.id, target.value]));
       return {
         total: page.total,
         items: page.data.map((scan) => ({
           id: scan.id,
-          target: valueOf.get(scan.targetId) ?? scan.targetId,
+          target: targetValues.get(scan.targetId) ?? scan.targetId,
           status: scan.status,
           progress: scan.stepsTotal ? Math.round((scan.stepsDone / scan.stepsTotal) * 100) : 0,
           findings: { critical: scan.findingsCritical, high: scan.findingsHigh, medium: scan.findingsMedium, low: scan.findingsLow, info: scan.findingsInfo },

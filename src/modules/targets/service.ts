@@ -51,7 +51,7 @@ export async function createTarget(ctx: ServiceContext, workspaceId: string, inp
   await assertCan(ctx, 'target:write', { workspaceId });
   const existing = await ctx.deps.prisma.target.findUnique({ where: { workspaceId_value: { workspaceId, value } }, select: { id: true } });
   if (existing) throw duplicateError(value);
-  let row;
+  let row: TargetRow;
   try {
     row = await ctx.deps.prisma.target.create({ data: { workspaceId, value, type, createdById: viewer.id }, include: targetResponseInclude });
   } catch (error) {

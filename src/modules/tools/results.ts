@@ -116,7 +116,10 @@ function parseJsonItems(input: { findings: unknown[]; assets?: unknown[] }, sour
   const parsed: Parsed = { assets: [], findings: [], accepted: 0, skipped: 0, errors: [] };
   input.findings.forEach((raw, index) => {
     const result = toolFindingItem.safeParse(raw);
-    if (!result.success) return void parsed.errors.push(...issuesOf('findings', index, result.error.issues).slice(0, 1));
+    if (!result.success) {
+      parsed.errors.push(...issuesOf('findings', index, result.error.issues).slice(0, 1));
+      return;
+    }
     try {
       addFinding(parsed, fromJsonItem(result.data), source);
       parsed.accepted += 1;
@@ -126,7 +129,10 @@ function parseJsonItems(input: { findings: unknown[]; assets?: unknown[] }, sour
   });
   (input.assets ?? []).forEach((raw, index) => {
     const result = toolAssetItem.safeParse(raw);
-    if (!result.success) return void parsed.errors.push(...issuesOf('assets', index, result.error.issues).slice(0, 1));
+    if (!result.success) {
+      parsed.errors.push(...issuesOf('assets', index, result.error.issues).slice(0, 1));
+      return;
+    }
     try {
       const place = locationOfAssetItem(result.data);
       parsed.assets.push(...locate(place, source).assets.map((item) => ({ item, place })));

@@ -354,10 +354,10 @@ function walk(node: DslNode, visit: (n: DslNode) => void) {
       if (node.f) walk(node.f, visit);
       break;
     case 'call':
-      node.args.forEach((a) => walk(a, visit));
+      for (const a of node.args) walk(a, visit);
       break;
     case 'arr':
-      node.items.forEach((a) => walk(a, visit));
+      for (const a of node.items) walk(a, visit);
       break;
     default:
       break;

@@ -351,8 +351,7 @@ function extractOne(e: Extractor, scope: DslScope): string[] {
           const v = evaluateDsl(ast, scope);
           const s = dslToString(v);
           if (v !== null && s !== '') add(s);
-        } catch {
-        }
+        } catch {}
       }
       return out;
     }
@@ -386,7 +385,9 @@ function executeOperators(block: HttpRequestBlock, scope: MutableScope, blockUns
   }
   for (const [name, values] of result.dynamicValues) {
     if (values.length > 1) {
-      values.forEach((v, i) => scope.local.set(`${name}${i}`, v));
+      values.forEach((v, i) => {
+        scope.local.set(`${name}${i}`, v);
+      });
       scope.local.set(name, values);
     } else scope.local.set(name, values[0]);
   }
@@ -609,7 +610,7 @@ function layersWithTarget(layers: DslScope, target: TargetInfo, strip: boolean):
     get(name: string) {
       const v = layers.get(name);
       if (v !== undefined) return v;
-      return  Object.hasOwn(vars, name) ? vars[name] : undefined;
+      return Object.hasOwn(vars, name) ? vars[name] : undefined;
     },
   };
 }
@@ -687,7 +688,11 @@ class TemplateRun {
     const dynamic: DslRecord = Object.create(null) as DslRecord;
     for (const [k, v] of this.dynamic) {
       dynamic[k] = v[0];
-      if (v.length > 1) v.forEach((x, i) => (dynamic[`${k}${i}`] = x));
+      if (v.length > 1) {
+        v.forEach((x, i) => {
+          dynamic[`${k}${i}`] = x;
+        });
+      }
     }
     const randstr: DslScope = {
       get: (name: string) => {

@@ -31,20 +31,17 @@ export function murmur3x86_32(bytes: Uint8Array, seed = 0): number {
   }
 
   const tail = nblocks * 4;
+  // The reference's fall-through `switch (len & 3)` over the 1–3 tail bytes, as cumulative conditions.
+  const rest = len & 3;
   let k1 = 0;
-  switch (len & 3) {
-    case 3:
-      k1 ^= bytes[tail + 2] << 16;
-    // falls through
-    case 2:
-      k1 ^= bytes[tail + 1] << 8;
-    // falls through
-    case 1:
-      k1 ^= bytes[tail];
-      k1 = mul32(k1, c1);
-      k1 = rotl32(k1, 15);
-      k1 = mul32(k1, c2);
-      h1 ^= k1;
+  if (rest >= 3) k1 ^= bytes[tail + 2] << 16;
+  if (rest >= 2) k1 ^= bytes[tail + 1] << 8;
+  if (rest >= 1) {
+    k1 ^= bytes[tail];
+    k1 = mul32(k1, c1);
+    k1 = rotl32(k1, 15);
+    k1 = mul32(k1, c2);
+    h1 ^= k1;
   }
 
   h1 ^= len;

@@ -601,8 +601,13 @@ function parseExtractor(ctx: Ctx, raw: unknown, segs: Seg[], index: number): Ext
 /** All strings in a value (for interactsh / marker scans). */
 function _collectStrings(v: unknown, out: string[] = []): string[] {
   if (typeof v === 'string') out.push(v);
-  else if (Array.isArray(v)) v.forEach((x) => _collectStrings(x, out));
-  else if (isRecord(v)) Object.values(v).forEach((x) => _collectStrings(x, out));
+  else if (Array.isArray(v)) {
+    v.forEach((x) => {
+      _collectStrings(x, out);
+    });
+  } else if (isRecord(v)) {
+    for (const x of Object.values(v)) _collectStrings(x, out);
+  }
   return out;
 }
 

@@ -136,11 +136,15 @@ function onBudgetEnd(task: Task): void {
   const slot = task.slot;
   if (task.settled || !slot) return;
   const stuck = Date.now() - slot.lastSeen > STUCK_AFTER_MS;
-  if (!stuck) return stopTask(task, { status: 'over-budget' });
+  if (!stuck) {
+    stopTask(task, { status: 'over-budget' });
+    return;
+  }
   if (slot.busyWith === task.id || slot.busyWith === undefined || !slot.tasks.has(slot.busyWith)) {
     // This task's own synchronous work holds the worker: nothing else will stop it.
     finish(task, { status: 'over-budget' });
-    return retire(slot, 'template worker stopped: a template on it overran its time budget');
+    retire(slot, 'template worker stopped: a template on it overran its time budget');
+    return;
   }
   // Held up by another task: that task's budget (or this recheck) settles it.
   startBudget(task, RECHECK_MS);
