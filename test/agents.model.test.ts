@@ -357,7 +357,10 @@ describe('a conversation with tool calls', () => {
   it('bounds the tool loop at five rounds, the last without tools', async () => {
     const { owner, workspaceId } = await workspaceWithModel();
     let n = 0;
-    fake.handle(() => ({ kind: 'stream', chunks: toolCallChunks([{ id: `loop_${(n += 1)}`, name: 'count_assets', args: {} }]) }));
+    fake.handle(() => {
+      n += 1;
+      return { kind: 'stream', chunks: toolCallChunks([{ id: `loop_${n}`, name: 'count_assets', args: {} }]) };
+    });
     const received = requestsFrom();
     const message = (await ask(owner, workspaceId, 'Loop forever')).body;
     expect(received()).toHaveLength(5);
@@ -460,11 +463,12 @@ describe('the model failing', () => {
   it('keeps the tool calls made before the model failed', async () => {
     const { owner, workspaceId } = await workspaceWithModel();
     let calls = 0;
-    fake.handle(() =>
-      (calls += 1) === 1
+    fake.handle(() => {
+      calls += 1;
+      return calls === 1
         ? { kind: 'stream', chunks: toolCallChunks([{ id: 'call_1', name: 'count_findings_by_severity', args: {} }]) }
-        : { kind: 'status', status: 503, body: 'overloaded' },
-    );
+        : { kind: 'status', status: 503, body: 'overloaded' };
+    });
     const message = (await ask(owner, workspaceId, 'How bad is it?')).body;
     expect(message).toMatchObject({ messageType: 'error', metadata: { error: { code: 'MODEL_HTTP_ERROR' }, rounds: 2 } });
     expect(message.content).toBe('The language model could not answer: The model endpoint answered HTTP 503');

@@ -34,7 +34,10 @@ describeOnPglite('a server killed mid-scan on the embedded database', { timeout:
     site = await listen(
       http.createServer((req, res) => {
         const path = new URL(req.url ?? '/', 'http://x').pathname;
-        if (path === '/' && !gate.open) return void (gate.stalled += 1);
+        if (path === '/' && !gate.open) {
+          gate.stalled += 1;
+          return;
+        }
         if (path === '/') return res.writeHead(200, { 'content-type': 'text/html', server: 'nginx/1.18.0' }).end('<title>After the crash</title>');
         res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
       }),

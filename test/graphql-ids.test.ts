@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { startTestApp, type TestApp } from './support/app.js';
-import { clientFor, } from './support/client.js';
+import { clientFor } from './support/client.js';
 import { globalId, SCAN_UPDATED, WORKSPACE_EVENTS } from './support/scans.js';
 import { waitFor } from './support/wait.js';
 import { wsClientFor, type WsClient } from './support/ws.js';

@@ -38,7 +38,7 @@ function seriesOf(text: string): Set<string> {
   );
 }
 
-function valueOf(text: string, series: string): number {
+function seriesValue(text: string, series: string): number {
   const line = text.split('\n').find((l) => l.startsWith(`${series} `));
   if (!line) throw new Error(`no series ${series} in:\n${text}`);
   return Number(line.slice(series.length + 1));
@@ -75,7 +75,7 @@ describe('/metrics', () => {
     expect(added.filter((series) => !/^nodejs_(gc_duration_seconds|active_)/.test(series))).toEqual([]);
     expect(after).not.toContain('probe-');
     expect(after).not.toContain('wp-admin');
-    expect(valueOf(after, 'http_requests_total{method="GET",route="unmatched",status="404"}')).toBeGreaterThanOrEqual(1500);
+    expect(seriesValue(after, 'http_requests_total{method="GET",route="unmatched",status="404"}')).toBeGreaterThanOrEqual(1500);
   });
 
   it('labels REST requests by their route template and fixed routes by themselves', async () => {
@@ -96,7 +96,7 @@ describe('/metrics', () => {
     const text = await scrape();
     const names = text.split('\n').filter((line) => line.startsWith('graphql_operations_total{'));
     expect(names.length).toBeLessThanOrEqual(101 + 2);
-    expect(valueOf(text, 'graphql_operations_total{type="query",name="other"}')).toBeGreaterThanOrEqual(200);
+    expect(seriesValue(text, 'graphql_operations_total{type="query",name="other"}')).toBeGreaterThanOrEqual(200);
   });
 
   it('after a scan: scans by status, findings by status and transitions, queue depth and step durations', async () => {
@@ -116,15 +116,15 @@ describe('/metrics', () => {
     }
 
     const text = await scrape();
-    expect(valueOf(text, 'perimeter_scans{status="COMPLETED"}')).toBeGreaterThanOrEqual(1);
-    for (const status of ['PENDING', 'IN_PROGRESS', 'FAILED', 'CANCELLED']) expect(valueOf(text, `perimeter_scans{status="${status}"}`)).toBe(0);
-    const open = valueOf(text, 'perimeter_findings{status="open"}');
+    expect(seriesValue(text, 'perimeter_scans{status="COMPLETED"}')).toBeGreaterThanOrEqual(1);
+    for (const status of ['PENDING', 'IN_PROGRESS', 'FAILED', 'CANCELLED']) expect(seriesValue(text, `perimeter_scans{status="${status}"}`)).toBe(0);
+    const open = seriesValue(text, 'perimeter_findings{status="open"}');
     expect(open).toBeGreaterThanOrEqual(1);
-    expect(valueOf(text, 'perimeter_findings{status="fixed"}')).toBe(0);
-    expect(valueOf(text, 'perimeter_finding_transitions_total{type="opened"}')).toBe(open);
-    expect(valueOf(text, 'perimeter_finding_transitions_total{type="fixed"}')).toBe(0);
-    expect(valueOf(text, 'perimeter_queue_jobs{queue="scan-step",state="waiting"}')).toBe(0);
-    expect(valueOf(text, 'perimeter_queue_jobs{queue="scan-step",state="active"}')).toBe(0);
+    expect(seriesValue(text, 'perimeter_findings{status="fixed"}')).toBe(0);
+    expect(seriesValue(text, 'perimeter_finding_transitions_total{type="opened"}')).toBe(open);
+    expect(seriesValue(text, 'perimeter_finding_transitions_total{type="fixed"}')).toBe(0);
+    expect(seriesValue(text, 'perimeter_queue_jobs{queue="scan-step",state="waiting"}')).toBe(0);
+    expect(seriesValue(text, 'perimeter_queue_jobs{queue="scan-step",state="active"}')).toBe(0);
     // Every step of the scan was timed once, as completed.
     const steps = text.split('\n').filter((line) => line.startsWith('perimeter_scan_step_duration_seconds_count{'));
     expect(steps.length).toBeGreaterThanOrEqual(3);

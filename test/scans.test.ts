@@ -33,7 +33,9 @@ interface Service {
 
 async function serve(server: net.Server, hits: string[] = []): Promise<Service> {
   const service = { port: 0, connections: 0, hits, close: async () => {} };
-  server.on('connection', () => void (service.connections += 1));
+  server.on('connection', () => {
+    service.connections += 1;
+  });
   const started = await listen(server);
   return Object.assign(service, { port: started.port, close: started.close });
 }

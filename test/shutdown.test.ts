@@ -240,7 +240,9 @@ describe('/ready', () => {
     } else {
       const pool = server.db.pool!;
       const clients = await Promise.all(Array.from({ length: pool.options.max ?? 5 }, () => pool.connect()));
-      held = gate.then(() => clients.forEach((c) => c.release()));
+      held = gate.then(() => {
+        for (const c of clients) c.release();
+      });
     }
     cleanups.push(() => release());
     // The last check is no longer fresh: this probe starts a new one, which waits behind the held database.

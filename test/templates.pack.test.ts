@@ -517,7 +517,8 @@ function summary(result: TemplateScanResult): Record<string, Expected[]> {
   const out: Record<string, Expected[]> = {};
   for (const finding of result.findings) {
     const extracted = finding.evidence.extracted?.['extracted-results'] as string[] | undefined;
-    (out[finding.checkId] ??= []).push({ matcher: finding.matcher, ...(extracted ? { extracted } : {}) });
+    out[finding.checkId] ??= [];
+    out[finding.checkId].push({ matcher: finding.matcher, ...(extracted ? { extracted } : {}) });
   }
   return out;
 }

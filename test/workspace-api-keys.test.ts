@@ -215,7 +215,7 @@ describe('GraphQL', () => {
       `mutation($wid: ID!) { createWorkspaceApiKey(workspaceId: $wid, name: "graphql") { __typename ... on MutationCreateWorkspaceApiKeySuccess { data { apiKey key { id name prefix revokedAt } } } } }`,
       { as: owner, variables: { wid } },
     );
-    const { apiKey, key } = created.data?.createWorkspaceApiKey.data;
+    const { apiKey, key } = created.data.createWorkspaceApiKey.data;
     expect(apiKey).toMatch(/^pwk_/);
     expect(key).toMatchObject({ name: 'graphql', prefix: apiKey.slice(0, 12), revokedAt: null });
 

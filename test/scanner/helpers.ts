@@ -324,7 +324,7 @@ function ipv6Bytes(ip: string): Buffer {
   const t = tail ? tail.split(':') : [];
   const groups = [...h, ...Array(8 - h.length - t.length).fill('0'), ...t];
   const buf = Buffer.alloc(16);
-  groups.forEach((g, i) => buf.writeUInt16BE(parseInt(g, 16), i * 2));
+  for (const [i, g] of groups.entries()) buf.writeUInt16BE(parseInt(g, 16), i * 2);
   return buf;
 }
 
