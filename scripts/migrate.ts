@@ -5,6 +5,7 @@ import { mkdir } from 'node:fs/promises';
 import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import { applyMigrations, pgExecutor, pgliteExecutor } from '../src/db/migrations.js';
+import { lockDataDir } from '../src/ops/data-dir-lock.js';
 
 const log = (msg: string) => console.log(msg);
 
@@ -23,11 +24,14 @@ async function main(): Promise<string[]> {
   const dataDir = path.resolve(process.env.DATA_DIR ?? './data', 'pglite');
   await mkdir(dataDir, { recursive: true });
   console.log(`Migrating the embedded PGlite in ${dataDir}`);
+  // The server's lock: migrating under a running server would have two PGlites writing the same files.
+  const lock = lockDataDir(path.dirname(dataDir), `${dataDir}.lock`);
   const pglite = await PGlite.create(dataDir);
   try {
     return (await applyMigrations(pgliteExecutor(pglite), { log })).applied;
   } finally {
     await pglite.close();
+    lock.release();
   }
 }
 

@@ -53,11 +53,6 @@ export async function startScan(ctx: ServiceContext, workspaceId: string, input:
   return scan;
 }
 
-/** The REST form: the workspace comes from X-Workspace-Id. */
-export async function startScanInCurrentWorkspace(ctx: ServiceContext, input: { targetId: string; options?: ScanOptionsInput }) {
-  return startScan(ctx, requireWorkspaceId(ctx), input);
-}
-
 async function findScanOrThrow(ctx: ServiceContext, scanId: string, workspaceId?: string): Promise<ScanWithSteps> {
   const viewer = requireViewer(ctx);
   const scan = isUuid(scanId)
