@@ -1,6 +1,6 @@
 import type { AppDeps, ServiceContext, Viewer } from '../../context.js';
 import { AppError, ConflictError, NotFoundError } from '../../errors.js';
-import { assertCan, isUuid, requireViewer, requireWorkspaceId } from '../../auth/authz.js';
+import { assertCan, isUuid, requireViewer } from '../../auth/authz.js';
 import type { Prisma } from '../../db.js';
 import { validate } from '../../validate.js';
 import { pageEnvelope, type Page } from '../../pagination.js';
