@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import WebSocket from 'ws';
-import { createTestDatabase, startTestApp, type TestApp } from './support/app.js';
+import { createTestDatabase, redisUrl, startTestApp, type TestApp } from './support/app.js';
 import { clientFor } from './support/client.js';
 import { waitFor } from './support/wait.js';
 import { wsClientFor } from './support/ws.js';
@@ -270,7 +270,8 @@ describe('/ready', () => {
       },
       { what: '/ready to report the database', timeoutMs: 15_000, intervalMs: 200 },
     );
-    expect(unavailable.body).toEqual({ status: 'unavailable', database: server.db.kind });
+    // With Redis configured /ready names it too (it is up here: only the database went away).
+    expect(unavailable.body).toEqual({ status: 'unavailable', database: server.db.kind, ...(redisUrl ? { redis: 'up' } : {}) });
   });
 });
 
