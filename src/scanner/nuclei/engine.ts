@@ -21,7 +21,7 @@
  */
 import { randomInt } from 'node:crypto';
 import { byteLength, encodeString, excerpt } from './bytes.js';
-import { dslToString, evaluateDsl, parseDsl, renderMarkers, scopeOf, type DslRecord, type DslScope, type DslValue } from './dsl.js';
+import { dslToString, evaluateDsl, parseDsl, renderMarkers, scopeOf, type DslRecord, type DslScope, type DslValue } from './dsl/index.js';
 import { findAll } from './goregex.js';
 import { runJq } from './jq.js';
 import type {

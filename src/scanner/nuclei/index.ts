@@ -26,7 +26,7 @@ export {
   type DslRecord,
   type ParsedDsl,
   type RenderResult,
-} from './dsl.js';
+} from './dsl/index.js';
 export { compareVersions, parseVersion } from './versions.js';
 export { murmur3x86_32, mmh3Signed } from './mmh3.js';
 export { decodeBytes, decodeBody, encodeString, byteLength } from './bytes.js';

@@ -12,7 +12,7 @@
  *   extractors we cannot run are skipped.
  */
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Node as YamlNode } from 'yaml';
-import { findMarkers, parseDsl } from './dsl.js';
+import { findMarkers, parseDsl } from './dsl/index.js';
 import { compileGoRegex } from './goregex.js';
 import { compileJq } from './jq.js';
 import {

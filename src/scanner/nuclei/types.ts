@@ -5,7 +5,7 @@
  * (`dsl.ts`) and runs HTTP requests through an injected `HttpSender` (`engine.ts`). Nothing here touches
  * a database or the network by itself.
  */
-import type { DslNode } from './dsl.js';
+import type { DslNode } from './dsl/index.js';
 import type { GoRegex } from './goregex.js';
 import type { JqProgram } from './jq.js';
 
