@@ -5,7 +5,7 @@
  *   const sender = createNodeHttpSender({ lookup: guard.guardedLookup });
  *   const results = await runTemplates([template], { baseUrl: 'https://example.com' }, { send: sender, cluster: true });
  */
-export { parseTemplate, TARGET_VARIABLES } from './parse.js';
+export { parseTemplate, TARGET_VARIABLES } from './parse/template.js';
 export { runTemplates, runTemplatesDetailed, createRunStats } from './engine.js';
 export { createNodeHttpSender, type NodeHttpSender, type NodeHttpSenderOptions } from './http-sender.js';
 export {
