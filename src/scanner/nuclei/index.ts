@@ -6,7 +6,7 @@
  *   const results = await runTemplates([template], { baseUrl: 'https://example.com' }, { send: sender, cluster: true });
  */
 export { parseTemplate, TARGET_VARIABLES } from './parse/template.js';
-export { runTemplates, runTemplatesDetailed, createRunStats } from './engine.js';
+export { runTemplates, runTemplatesDetailed, createRunStats } from './engine/run.js';
 export { createNodeHttpSender, type NodeHttpSender, type NodeHttpSenderOptions } from './http-sender.js';
 export {
   parseDsl,
