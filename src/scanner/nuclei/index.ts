@@ -5,8 +5,8 @@
  *   const sender = createNodeHttpSender({ lookup: guard.guardedLookup });
  *   const results = await runTemplates([template], { baseUrl: 'https://example.com' }, { send: sender, cluster: true });
  */
-export { parseTemplate, TARGET_VARIABLES } from './parse.js';
-export { runTemplates, runTemplatesDetailed, createRunStats } from './engine.js';
+export { parseTemplate, TARGET_VARIABLES } from './parse/template.js';
+export { runTemplates, runTemplatesDetailed, createRunStats } from './engine/run.js';
 export { createNodeHttpSender, type NodeHttpSender, type NodeHttpSenderOptions } from './http-sender.js';
 export {
   parseDsl,
@@ -26,7 +26,7 @@ export {
   type DslRecord,
   type ParsedDsl,
   type RenderResult,
-} from './dsl.js';
+} from './dsl/index.js';
 export { compareVersions, parseVersion } from './versions.js';
 export { murmur3x86_32, mmh3Signed } from './mmh3.js';
 export { decodeBytes, decodeBody, encodeString, byteLength } from './bytes.js';

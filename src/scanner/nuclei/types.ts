@@ -1,11 +1,11 @@
 /**
  * Types shared by the native nuclei-compatible HTTP template engine.
  *
- * The engine is a pure library: it parses nuclei YAML templates (`parse.ts`), evaluates the nuclei DSL
- * (`dsl.ts`) and runs HTTP requests through an injected `HttpSender` (`engine.ts`). Nothing here touches
+ * The engine is a pure library: it parses nuclei YAML templates (`parse/`), evaluates the nuclei DSL
+ * (`dsl/`) and runs HTTP requests through an injected `HttpSender` (`engine/`). Nothing here touches
  * a database or the network by itself.
  */
-import type { DslNode } from './dsl.js';
+import type { DslNode } from './dsl/index.js';
 import type { GoRegex } from './goregex.js';
 import type { JqProgram } from './jq.js';
 

@@ -1,0 +1,347 @@
+/**
+ * Runs parsed nuclei HTTP templates against one target through an injected HttpSender.
+ *
+ * Execution follows nuclei v3's HTTP protocol:
+ *  - blocks run in order; inside a block every `path` / `raw` entry is one request, in order
+ *  - `{{...}}` markers are rendered from the target variables (BaseURL, RootURL, Hostname, Host, Port, Path, File,
+ *    Scheme, Query, Input, FQDN), template `variables` / `constants`, values of internal extractors from earlier
+ *    requests, and `randstr`; a request left with unresolved variables is not sent (nor are the block's later ones)
+ *  - each response is an event: extractors run first (their values are visible to the matchers by name), then
+ *    matchers with `matchers-condition`; results are built like nuclei's MakeDefaultResultEvent: one result per
+ *    matched named matcher when the condition is `or`, otherwise one per named extractor, otherwise one
+ *  - matchers or extractors using `status_code_1`, `body_2`... (req-condition) see the indexed values of all
+ *    earlier responses of the block; a block's `id` exposes its values to later blocks as `<id>_<name>`
+ *  - cookies set by responses are sent with the template's later requests (unless `disable-cookie`)
+ *
+ * Safety choices (documented behaviour, not nuclei's):
+ *  - a block containing a matcher we cannot evaluate (xpath, a regex RE2 refuses, unknown DSL helper, interactsh)
+ *    never matches: guessing could produce false positives; the parser already warned, the run warns again
+ *  - network errors produce no event (no matcher runs on an empty response)
+ *  - requests to another origin than the target (absolute URLs in templates) are skipped unless allowed
+ */
+import { randomInt } from 'node:crypto';
+import { excerpt } from '../bytes.js';
+import { renderMarkers, scopeOf, type DslRecord, type DslScope, type DslValue } from '../dsl/index.js';
+import type {
+  HttpRequestBlock,
+  HttpSendRequest,
+  HttpSendResponse,
+  NucleiTemplate,
+  RunDeps,
+  RunOutput,
+  RunStats,
+  RunWarning,
+  ScanTarget,
+  TemplateResult,
+} from '../types.js';
+import { originKey, splitUrl } from '../url-util.js';
+import { type TargetInfo, layersWithTarget, parseTarget } from './target.js';
+import { parseSetCookies, responseData } from './response.js';
+import { MutableScope, type OperatorResult, executeOperators } from './operators.js';
+import { type BuiltRequest, buildPathRequest, buildRawRequest } from './requests.js';
+import { type CacheEntry, clusterKey } from './clustering.js';
+
+const DEFAULT_USER_AGENT = 'Mozilla/5.0 (compatible; Perimeter-Nuclei/1.0)';
+const REQUEST_EXCERPT = 4 * 1024;
+const RESPONSE_EXCERPT = 8 * 1024;
+
+export function createRunStats(): RunStats {
+  return { requestsSent: 0, requestsSaved: 0, requestsFailed: 0, templatesRun: 0, templatesSkipped: 0 };
+}
+
+const RANDSTR_CHARS = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
+
+interface RunContext {
+  target: TargetInfo;
+  deps: RunDeps;
+  stats: RunStats;
+  warnings: RunWarning[];
+  cache?: Map<string, CacheEntry>;
+  userAgent: string;
+  timeoutMs: number;
+  maxRequests: number;
+}
+
+class TemplateRun {
+  private readonly results: TemplateResult[] = [];
+  private readonly resultKeys = new Set<string>();
+  /** Values of internal extractors, template-wide (latest extraction wins). */
+  private readonly dynamic = new Map<string, string[]>();
+  /** `<blockId>_<name>` values of earlier blocks. */
+  private readonly previous: Record<string, DslValue> = Object.create(null) as Record<string, DslValue>;
+  private readonly cookies = new Map<string, string>();
+  private readonly randstr = new Map<string, string>();
+  private readonly vars: Record<string, string> = {};
+  private readonly pendingVars = new Set<string>();
+  private requestCount = 0;
+
+  constructor(
+    private readonly tpl: NucleiTemplate,
+    private readonly ctx: RunContext,
+  ) {
+    for (const [name] of tpl.variables) this.pendingVars.add(name);
+  }
+
+  private warn(message: string, path?: string) {
+    const w: RunWarning = { templateId: this.tpl.id, path, message };
+    this.ctx.warnings.push(w);
+    this.ctx.deps.onWarning?.(w);
+  }
+
+  /** Scope with: dynamic values < target variables (added later) < template variables < constants < randstr. */
+  private baseLayers(): DslScope {
+    const dynamic: DslRecord = Object.create(null) as DslRecord;
+    for (const [k, v] of this.dynamic) {
+      dynamic[k] = v[0];
+      if (v.length > 1) {
+        v.forEach((x, i) => {
+          dynamic[`${k}${i}`] = x;
+        });
+      }
+    }
+    const randstr: DslScope = {
+      get: (name: string) => {
+        if (!/^randstr(_\d+)?$/.test(name)) return undefined;
+        let v = this.randstr.get(name);
+        if (!v) {
+          v = '';
+          for (let i = 0; i < 27; i++) v += RANDSTR_CHARS[randomInt(RANDSTR_CHARS.length)];
+          this.randstr.set(name, v);
+        }
+        return v;
+      },
+    };
+    return scopeOf(this.previous, dynamic, this.vars, this.tpl.constants, randstr);
+  }
+
+  /** Evaluate template variables once each, as soon as everything they use is known (values stay stable). */
+  private resolveVariables() {
+    // repeat while progress is made: a variable may use one declared after it
+    for (let progress = true; progress && this.pendingVars.size > 0; ) {
+      progress = false;
+      for (const [name, raw] of this.tpl.variables) {
+        if (!this.pendingVars.has(name)) continue;
+        const scope = layersWithTarget(this.baseLayers(), this.ctx.target, false);
+        const r = renderMarkers(raw, scope);
+        if (r.unresolved.length || r.errors.length) continue;
+        this.vars[name] = r.text;
+        this.pendingVars.delete(name);
+        progress = true;
+      }
+    }
+  }
+
+  async run(): Promise<TemplateResult[]> {
+    const tpl = this.tpl;
+    if (tpl.skip) {
+      this.ctx.stats.templatesSkipped++;
+      this.warn(`template skipped: ${tpl.skip}`);
+      return [];
+    }
+    this.ctx.stats.templatesRun++;
+    let templateMatched = false;
+    for (const block of tpl.requests) {
+      if (this.ctx.deps.signal?.aborted) break;
+      if (templateMatched && tpl.stopAtFirstMatch) break;
+      if (block.skip) {
+        this.warn(`request block skipped: ${block.skip}`, block.path);
+        continue;
+      }
+      const matched = await this.runBlock(block);
+      if (matched) templateMatched = true;
+      if (this.requestCount >= this.ctx.maxRequests) break;
+    }
+    return this.results;
+  }
+
+  private async runBlock(block: HttpRequestBlock): Promise<boolean> {
+    const unsupported = block.matchers.filter((m) => m.unsupported);
+    if (unsupported.length) {
+      this.warn(
+        `${unsupported.map((m) => `${m.path}: ${m.unsupported}`).join('; ')} — this request block cannot match (its requests still run for extractors)`,
+        block.path,
+      );
+    }
+    const entries = block.raw.length ? block.raw : block.paths;
+    const isRaw = block.raw.length > 0;
+    const indexed: Record<string, DslValue> = Object.create(null) as Record<string, DslValue>;
+    let blockMatched = false;
+    for (let i = 0; i < entries.length; i++) {
+      if (this.ctx.deps.signal?.aborted) break;
+      if (this.requestCount >= this.ctx.maxRequests) {
+        this.warn(`request limit of ${this.ctx.maxRequests} per template reached; remaining requests skipped`, block.path);
+        break;
+      }
+      this.resolveVariables();
+      const layers = this.baseLayers();
+      const entryPath = `${block.path}.${isRaw ? 'raw' : 'path'}[${i}]`;
+      const built = isRaw
+        ? buildRawRequest(block, entries[i], this.ctx.target, layers, this.ctx.userAgent, this.cookies)
+        : buildPathRequest(block, entries[i], this.ctx.target, layers, this.ctx.userAgent, this.cookies);
+      if (!built.ok) {
+        this.warn(`request not sent: ${built.reason}${built.unresolved ? '; skipping the rest of this block' : ''}`, entryPath);
+        if (built.unresolved) break;
+        continue;
+      }
+      const req = built.request;
+      const split = splitUrl(req.url);
+      if (!split || (!this.ctx.deps.allowOffTargetRequests && originKey(split) !== originKey(this.ctx.target.url))) {
+        this.warn(`request to ${req.url} skipped: it does not go to the target ${this.ctx.target.input}`, entryPath);
+        continue;
+      }
+      const sendReq: HttpSendRequest = {
+        method: req.method,
+        url: req.url,
+        headers: req.headers,
+        body: req.body,
+        followRedirects: block.redirects,
+        maxRedirects: block.redirects ? block.maxRedirects : 0,
+        sameHostRedirectsOnly: block.hostRedirects || undefined,
+        timeoutMs: this.ctx.timeoutMs,
+        maxBodyBytes: block.maxSize,
+        signal: this.ctx.deps.signal,
+      };
+      this.requestCount++;
+      let resp: HttpSendResponse;
+      try {
+        resp = await this.send(sendReq);
+      } catch (err) {
+        this.ctx.stats.requestsFailed++;
+        this.warn(`request ${req.method} ${req.url} failed: ${(err as Error).message}`, entryPath);
+        continue;
+      }
+      if (!block.disableCookie) for (const [k, v] of parseSetCookies(resp)) this.cookies.set(k, v);
+
+      const output = responseData(resp, req.url, this.ctx.target, this.tpl.id);
+      if (block.reqCondition) {
+        for (const [k, v] of Object.entries(output)) indexed[`${k}_${i + 1}`] = v;
+      }
+      const varLayer = layersWithTarget(layers, this.ctx.target, !isRaw && /\{\{\s*BaseURL\s*\}\}\//.test(entries[i]));
+      const scope = new MutableScope(scopeOf(varLayer, indexed, output));
+      const op = executeOperators(block, scope, unsupported.length > 0);
+      if (block.id) {
+        for (const [k, v] of Object.entries(output)) this.previous[`${block.id}_${k}`] = v;
+        for (const [k, v] of scope.local) this.previous[`${block.id}_${k}`] = v;
+      }
+      if (!op) continue;
+      for (const [k, v] of op.dynamicValues) this.dynamic.set(k, v);
+      this.emit(block, op, resp, req);
+      if (op.matched) {
+        blockMatched = true;
+        if (block.stopAtFirstMatch) break;
+      }
+    }
+    return blockMatched;
+  }
+
+  private async send(req: HttpSendRequest): Promise<HttpSendResponse> {
+    const cache = this.ctx.cache;
+    if (!cache) {
+      this.ctx.stats.requestsSent++;
+      return this.ctx.deps.send(req);
+    }
+    const key = clusterKey(req);
+    const hit = cache.get(key);
+    if (hit && hit.owner !== this.tpl.id) {
+      this.ctx.stats.requestsSaved++;
+      return hit.promise;
+    }
+    this.ctx.stats.requestsSent++;
+    const promise = this.ctx.deps.send(req);
+    cache.set(key, { owner: this.tpl.id, promise });
+    // a failed request is not cached for others
+    promise.catch(() => {
+      if (cache.get(key)?.promise === promise) cache.delete(key);
+    });
+    return promise;
+  }
+
+  /** nuclei MakeDefaultResultEvent. */
+  private emit(block: HttpRequestBlock, op: OperatorResult, resp: HttpSendResponse, req: BuiltRequest) {
+    if (op.dynamicValues.size && !op.matched) return;
+    const extracted = op.extracts.size > 0 || op.outputExtracts.length > 0;
+    if (extracted && block.matchers.length && !op.matched) return;
+    if (!op.matched && !extracted) return;
+    const base = (): TemplateResult => {
+      const info = this.tpl.info;
+      const c = info.classification;
+      const classification: TemplateResult['classification'] = {};
+      if (c.cveId?.length) classification.cveId = c.cveId;
+      if (c.cweId?.length) classification.cweId = c.cweId;
+      if (c.cvssMetrics) classification.cvssMetrics = c.cvssMetrics;
+      if (c.cvssScore !== undefined) classification.cvssScore = c.cvssScore;
+      return {
+        templateId: this.tpl.id,
+        templateName: info.name,
+        severity: info.severity,
+        extractedResults: [...op.outputExtracts],
+        matchedUrl: resp.finalUrl || req.url,
+        request: excerpt(resp.rawRequest, REQUEST_EXCERPT),
+        response: excerpt(resp.rawResponse, RESPONSE_EXCERPT),
+        classification,
+        remediation: info.remediation,
+        description: info.description,
+        reference: info.reference.length ? info.reference : undefined,
+        tags: info.tags.length ? info.tags : undefined,
+        author: info.author.length ? info.author : undefined,
+      };
+    };
+    const out: TemplateResult[] = [];
+    if (op.matches.length) {
+      for (const name of op.matches) out.push({ ...base(), matcherName: name });
+    } else if (op.extracts.size) {
+      for (const [name, values] of op.extracts) out.push({ ...base(), extractorName: name, extractedResults: values });
+    } else {
+      out.push(base());
+    }
+    for (const r of out) {
+      const key = JSON.stringify([r.matcherName ?? '', r.extractorName ?? '', r.matchedUrl, r.extractedResults]);
+      if (this.resultKeys.has(key)) continue;
+      this.resultKeys.add(key);
+      this.results.push(r);
+    }
+  }
+}
+
+/**
+ * Run templates against a target and return findings plus run-time warnings and counters.
+ * Templates run with bounded concurrency; results keep the order of `templates`.
+ */
+export async function runTemplatesDetailed(templates: NucleiTemplate[], target: ScanTarget, deps: RunDeps): Promise<RunOutput> {
+  const t = parseTarget(target.baseUrl);
+  const stats = deps.stats ?? createRunStats();
+  const ctx: RunContext = {
+    target: t,
+    deps,
+    stats,
+    warnings: [],
+    cache: deps.cluster ? new Map() : undefined,
+    userAgent: deps.userAgent ?? DEFAULT_USER_AGENT,
+    timeoutMs: deps.timeoutMs ?? 10_000,
+    maxRequests: Math.max(1, deps.maxRequestsPerTemplate ?? 100),
+  };
+  const perTemplate: TemplateResult[][] = templates.map(() => []);
+  let next = 0;
+  const worker = async () => {
+    for (;;) {
+      const i = next++;
+      if (i >= templates.length) return;
+      if (deps.signal?.aborted) return;
+      try {
+        perTemplate[i] = await new TemplateRun(templates[i], ctx).run();
+      } catch (err) {
+        const w = { templateId: templates[i].id, message: `template failed: ${(err as Error).message}` };
+        ctx.warnings.push(w);
+        deps.onWarning?.(w);
+      }
+    }
+  };
+  const workers = Math.max(1, Math.min(deps.concurrency ?? 4, templates.length || 1));
+  await Promise.all(Array.from({ length: workers }, worker));
+  return { results: perTemplate.flat(), warnings: ctx.warnings, stats };
+}
+
+/** Run templates against a target; see runTemplatesDetailed for warnings and counters (or pass `deps.stats`). */
+export async function runTemplates(templates: NucleiTemplate[], target: ScanTarget, deps: RunDeps): Promise<TemplateResult[]> {
+  return (await runTemplatesDetailed(templates, target, deps)).results;
+}
