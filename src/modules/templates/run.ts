@@ -89,7 +89,7 @@ export const TEMPLATE_FINDING_SOURCE = 'nuclei';
 
 export const DEFAULT_TEMPLATE_BUDGET_MS = 10_000;
 
-/** Run-time warnings that mean a request (or the whole template) did not get an answer; see engine.ts. */
+/** Run-time warnings that mean a request (or the whole template) did not get an answer; see src/scanner/nuclei/engine/. */
 const FAILURE_WARNING = /^(request \S+ \S+ failed: |template failed: )/;
 
 function bounded(text: string, limit: number): string {
