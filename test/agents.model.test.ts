@@ -658,7 +658,9 @@ describe('GraphQL subscriptions over a websocket', () => {
     expect(deltas.errors()).toEqual([]);
     const addedBefore = added.results.length;
     const deltasBefore = deltas.results.length;
-    await waitFor(() => added.results.length % 2 === 0, { what: 'the warm-up reply' });
+    // The subscription may have gone live between a warm-up question and its reply: wait for the reply itself
+    // (each warm-up ask returns once its reply is stored, so the last message to arrive is an assistant's).
+    await waitFor(() => added.results.at(-1)?.data?.messageAdded.role === 'assistant', { what: 'the warm-up reply' });
 
     await client.api('PUT', `${BASE}/model-config`, { as: owner, workspaceId, body: { baseUrl: fake.url, model: 'fake-model', apiKey: KEY } });
     const sent = await client.gql(
