@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hashBearerSecret } from '../crypto/bearer-hash.js';
 import type { BetterAuthOptions } from 'better-auth';
 import type { DBAdapter, DBTransactionAdapter, Where } from '@better-auth/core/db/adapter';
 
@@ -10,9 +10,6 @@ import type { DBAdapter, DBTransactionAdapter, Where } from '@better-auth/core/d
  * presented token again (the library re-sets cookies from it). Rows listed by anything else (e.g. by
  * user) carry only the hash, which is useless as a credential: it would be hashed again on use.
  */
-export function hashSessionToken(token: string): string {
-  return createHash('sha256').update(token).digest('hex');
-}
 
 const SESSION_MODEL = 'session';
 const TOKEN_FIELD = 'token';
@@ -27,17 +24,17 @@ function hashWhere(where: Where[] | undefined): { where: Where[] | undefined; pr
     const { value } = clause;
     if (typeof value === 'string') {
       if (!clause.operator || clause.operator === 'eq') presented = value;
-      return { ...clause, value: hashSessionToken(value) };
+      return { ...clause, value: hashBearerSecret(value) };
     }
     if (Array.isArray(value))
-      return { ...clause, value: (value as unknown[]).map((item) => (typeof item === 'string' ? hashSessionToken(item) : item)) } as Where;
+      return { ...clause, value: (value as unknown[]).map((item) => (typeof item === 'string' ? hashBearerSecret(item) : item)) } as Where;
     return clause;
   });
   return { where: hashed, presented };
 }
 
 function hashFields<T extends Record<string, unknown>>(data: T): T {
-  return typeof data[TOKEN_FIELD] === 'string' ? { ...data, [TOKEN_FIELD]: hashSessionToken(data[TOKEN_FIELD] as string) } : data;
+  return typeof data[TOKEN_FIELD] === 'string' ? { ...data, [TOKEN_FIELD]: hashBearerSecret(data[TOKEN_FIELD] as string) } : data;
 }
 
 function withToken<T>(row: T, token: string | undefined): T {

@@ -1,4 +1,5 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { hashBearerSecret } from '../../crypto/bearer-hash.js';
+import { randomBytes } from 'node:crypto';
 import type { AppDeps, ServiceContext, Viewer } from '../../context.js';
 import { ForbiddenError, NotFoundError } from '../../errors.js';
 import { isUuid, requireViewer } from '../../auth/authz.js';
@@ -15,10 +16,6 @@ const publicFields = { id: true, name: true, prefix: true, createdAt: true, last
 
 export function isApiToken(value: string): boolean {
   return value.startsWith(TOKEN_PREFIX);
-}
-
-function hashToken(token: string): string {
-  return createHash('sha256').update(token).digest('hex');
 }
 
 /**
@@ -45,7 +42,7 @@ export async function createApiToken(ctx: ServiceContext, input: CreateApiTokenI
       userId: viewer.id,
       name,
       prefix: token.slice(0, SHOWN_PREFIX_LENGTH),
-      tokenHash: hashToken(token),
+      tokenHash: hashBearerSecret(token),
       expiresAt: expiresInDays ? new Date(Date.now() + expiresInDays * 86_400_000) : null,
     },
     select: publicFields,
@@ -71,7 +68,7 @@ export async function revokeApiToken(ctx: ServiceContext, id: string) {
 
 export async function verifyApiToken(deps: AppDeps, token: string): Promise<Viewer | null> {
   const record = await deps.prisma.apiToken.findUnique({
-    where: { tokenHash: hashToken(token) },
+    where: { tokenHash: hashBearerSecret(token) },
     select: { id: true, revokedAt: true, expiresAt: true, lastUsedAt: true, user: { select: { id: true, name: true, email: true, image: true, role: true } } },
   });
   const now = Date.now();

@@ -1,5 +1,5 @@
 import { APIError } from 'better-auth/api';
-import { hashSessionToken } from '../../auth/session-token-hash.js';
+import { hashBearerSecret } from '../../crypto/bearer-hash.js';
 import { SESSION_EXPIRES_IN_SECONDS, SESSION_UPDATE_AGE_SECONDS } from '../../auth/better-auth.js';
 import type { AppDeps, ServiceContext, Viewer } from '../../context.js';
 import { AppError, ConflictError, UnauthenticatedError, ValidationError } from '../../errors.js';
@@ -128,7 +128,7 @@ const SESSION_UPDATE_AGE_MS = SESSION_UPDATE_AGE_SECONDS * 1000;
  */
 async function freshSessionViewer(deps: AppDeps, token: string): Promise<Viewer | null | undefined> {
   const session = await deps.prisma.session.findUnique({
-    where: { token: hashSessionToken(token) },
+    where: { token: hashBearerSecret(token) },
     select: { expiresAt: true, user: { select: { id: true, name: true, email: true, image: true, role: true } } },
   });
   const now = Date.now();

@@ -1,4 +1,5 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { hashBearerSecret } from '../../crypto/bearer-hash.js';
+import { randomBytes } from 'node:crypto';
 import type { AppDeps, ServiceContext } from '../../context.js';
 import { AppError, NotFoundError, UnauthenticatedError } from '../../errors.js';
 import { assertCan, isUuid, requireViewer } from '../../auth/authz.js';
@@ -23,10 +24,6 @@ export interface ToolKeyMetadata {
   createdAt: Date;
   lastUsedAt: Date | null;
   createdById: string | null;
-}
-
-function hashKey(key: string): string {
-  return createHash('sha256').update(key).digest('hex');
 }
 
 /** The key a request carries: the X-Tool-Api-Key header, else a `Bearer ptk_…` authorization. */
@@ -73,7 +70,7 @@ export async function rotateToolApiKey(ctx: ServiceContext, toolId: string, work
         toolId: tool.id,
         workspaceId: keyWorkspaceId,
         prefix: apiKey.slice(0, SHOWN_PREFIX_LENGTH),
-        keyHash: hashKey(apiKey),
+        keyHash: hashBearerSecret(apiKey),
         createdById: ctx.viewer!.id,
       },
       select: keyFields,
@@ -106,7 +103,7 @@ export async function authenticateToolKey(deps: AppDeps, apiKey: string | undefi
   if (!apiKey) throw new UnauthenticatedError(`A tool API key is required: send it in the ${TOOL_KEY_HEADER} header`);
   const record = apiKey.startsWith(TOOL_KEY_PREFIX)
     ? await deps.prisma.toolKey.findUnique({
-        where: { keyHash: hashKey(apiKey) },
+        where: { keyHash: hashBearerSecret(apiKey) },
         select: {
           id: true,
           workspaceId: true,

@@ -1,4 +1,5 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { hashBearerSecret } from '../../crypto/bearer-hash.js';
+import { randomBytes } from 'node:crypto';
 import type { AppDeps, ServiceContext, Viewer } from '../../context.js';
 import { createServiceContext } from '../../context.js';
 import { ConflictError, NotFoundError, UnauthenticatedError } from '../../errors.js';
@@ -42,13 +43,9 @@ export interface WorkspaceApiKeySecret {
   key: WorkspaceApiKeyMetadata;
 }
 
-function hashKey(key: string): string {
-  return createHash('sha256').update(key).digest('hex');
-}
-
 function newKey(): { apiKey: string; prefix: string; keyHash: string } {
   const apiKey = WORKSPACE_KEY_PREFIX + randomBytes(32).toString('base64url');
-  return { apiKey, prefix: apiKey.slice(0, SHOWN_PREFIX_LENGTH), keyHash: hashKey(apiKey) };
+  return { apiKey, prefix: apiKey.slice(0, SHOWN_PREFIX_LENGTH), keyHash: hashBearerSecret(apiKey) };
 }
 
 type Tx = Parameters<Parameters<AppDeps['prisma']['$transaction']>[0]>[0];
@@ -184,7 +181,7 @@ export async function authenticateWorkspaceApiKey(deps: AppDeps, apiKey: string 
   if (!apiKey) throw new UnauthenticatedError(`A workspace API key is required: send it in the ${WORKSPACE_KEY_HEADER} header`);
   const record = apiKey.startsWith(WORKSPACE_KEY_PREFIX)
     ? await deps.prisma.workspaceApiKey.findUnique({
-        where: { keyHash: hashKey(apiKey) },
+        where: { keyHash: hashBearerSecret(apiKey) },
         select: { id: true, workspaceId: true, createdById: true, revokedAt: true, lastUsedAt: true },
       })
     : null;
