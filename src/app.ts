@@ -86,14 +86,13 @@ export async function createApp(options: AppOptions): Promise<App> {
   }
 
   const yoga = createGraphQLServer({ deps, buildContext, plugins: [metrics.graphqlPlugin] });
+  // The auth routes the product needs (sign-up, sign-in, sign-out, get-session, update-user, change-password)
+  // are REST procedures with our validation and limits (modules/accounts/rest.ts); the auth library's other
+  // routes (list-sessions hands out other sessions' tokens, …) are not served: 404 like any unknown path.
   const rest = createRestHandler({
     bodyLimit: env.BODY_LIMIT_BYTES,
     buildContext: (req) => buildContext(toHeaders(req), req),
     onUnexpectedError: (error, procedurePath) => log.error({ err: error, procedure: procedurePath }, 'REST procedure failed'),
-    // The auth routes the product needs (sign-up, sign-in, sign-out, get-session, update-user, change-password)
-    // are REST procedures with our validation and limits (modules/accounts/rest.ts); the auth library's other
-    // routes (list-sessions hands out other sessions' tokens, …) are not served: 404 like any unknown path.
-    fallback: async () => false,
   });
   // Our MCP endpoint (workspace API keys), beside the REST handler: it speaks JSON-RPC and SSE, not tRPC.
   const mcp = createMcpEndpoint(deps);

@@ -68,8 +68,6 @@ function hasBody(method: string | undefined): boolean {
 export interface RestHandlerOptions {
   bodyLimit: number;
   buildContext: (req: IncomingMessage) => Promise<ServiceContext>;
-  /** Called for /api/v1/... paths no procedure serves (the auth library's own routes). */
-  fallback: (req: IncomingMessage, res: ServerResponse) => Promise<boolean>;
   /** Unexpected failures (masked as 500 for the client) are logged here with their cause. */
   onUnexpectedError: (error: unknown, procedurePath: string | undefined) => void;
 }
@@ -110,9 +108,10 @@ export function createRestHandler(options: RestHandlerOptions) {
       req.url = originalUrl.slice(REST_PREFIX.length) || '/';
       // The JSON body check above is ours; tell the handler the content is JSON whatever the charset.
       if (hasBody(req.method)) req.headers['content-type'] = 'application/json';
-      await openApiHandler(req, res, (async () => {
+      // Paths no procedure serves (the auth library's other routes among them) are 404 like any unknown path.
+      await openApiHandler(req, res, (() => {
         req.url = originalUrl;
-        if (!(await options.fallback(req, res))) sendError(res, errorBody(new AppError('NOT_FOUND', `No route ${req.method} ${originalUrl.split('?')[0]}`)));
+        sendError(res, errorBody(new AppError('NOT_FOUND', `No route ${req.method} ${originalUrl.split('?')[0]}`)));
       }) as Next);
     } catch (error) {
       if (res.headersSent) return;
