@@ -1,6 +1,7 @@
 import { mapBounded } from '../../concurrency.js';
 import net from 'node:net';
 import {
+  clusterKey,
   createNodeHttpSender,
   runTemplateTask,
   type HttpSender,
@@ -206,14 +207,6 @@ function clustered(send: HttpSender, stats: Pick<TemplateScanSummary, 'requestsS
       });
       return abortable(promise, request.signal);
     };
-}
-
-function clusterKey(request: HttpSendRequest): string {
-  const headers = Object.entries(request.headers)
-    .map(([name, value]) => [name.toLowerCase(), value])
-    .sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
-  const { method, url, body, followRedirects, maxRedirects, sameHostRedirectsOnly, maxBodyBytes } = request;
-  return JSON.stringify([method, url, headers, body ?? null, followRedirects, maxRedirects, sameHostRedirectsOnly ?? false, maxBodyBytes ?? null]);
 }
 
 function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {

@@ -7,6 +7,7 @@
  */
 export { parseTemplate, TARGET_VARIABLES } from './parse/template.js';
 export { runTemplates, runTemplatesDetailed, createRunStats } from './engine/run.js';
+export { clusterKey } from './engine/clustering.js';
 export { createNodeHttpSender, type NodeHttpSender, type NodeHttpSenderOptions } from './http-sender.js';
 export {
   parseDsl,
