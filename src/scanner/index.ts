@@ -22,6 +22,7 @@ export {
   type ScopeDecision,
 } from './scope.js';
 export { createHostRateLimiter, DEFAULT_RATE_LIMITS, type HostRateLimiter, type HostRateLimiterOptions } from './rate-limit.js';
+export { expandCidr, MAX_CIDR_ADDRESSES } from './cidr.js';
 export { resolveDns, normalizeHostName, DEFAULT_DNS_TIMEOUT_MS, type ResolveDnsOptions } from './dns.js';
 export { scanPorts, parsePortSpec, identifyBanner, TOP_PORTS, MAX_PORTS_PER_SCAN, DEFAULT_PORT_SCAN, PortScanError, type ScanPortsOptions } from './ports.js';
 export {
@@ -50,3 +51,4 @@ export {
   type StepError,
   type StepDeps,
 } from './steps.js';
+export * from './discovery/index.js';

@@ -84,6 +84,11 @@ export function isScopeError(err: unknown): err is ScopeError {
 export interface ScopeGuardOptions {
   /** CIDRs (or single addresses) that are allowed even though a blocked range contains them. */
   allowedNetworks: readonly string[];
+  /**
+   * Name servers (`ip` or `ip:port`) for the names met while connecting (redirect targets, template requests);
+   * the system's when empty. Names DNS does not know still go to the system resolver (/etc/hosts).
+   */
+  dnsServers?: readonly string[];
 }
 
 export interface ScopeGuard {
@@ -103,6 +108,9 @@ export interface ScopeGuard {
    */
   connectOptions(host: string): { host: string; lookup?: net.LookupFunction };
 }
+
+/** A name server that does not answer must not hold a connection attempt for long. */
+const DNS_TIMEOUT_MS = 3_000;
 
 export function createScopeGuard(options: ScopeGuardOptions): ScopeGuard {
   const allowedNetworks = parseCidrList(options.allowedNetworks.join(','));
@@ -147,16 +155,36 @@ export function createScopeGuard(options: ScopeGuardOptions): ScopeGuard {
       assertAllowed(name);
       return [name];
     }
-    const answers = await dns.promises.lookup(name, { all: true, family: 0, verbatim: false });
+    const answers = await lookupAll(name);
     // Every address must pass: a name with one internal answer is exactly the shape of a rebinding attack.
     for (const { address } of answers) assertAllowed(address, name);
     return answers.map((answer) => answer.address);
   }
 
+  const servers = options.dnsServers?.length ? [...options.dnsServers] : null;
+  /** Every address of a name: from the configured servers when there are some, else (or when they know none) the system's. */
+  async function lookupAll(name: string, family: 0 | 4 | 6 = 0): Promise<dns.LookupAddress[]> {
+    if (servers && name !== 'localhost' && !name.endsWith('.localhost')) {
+      const resolver = new dns.promises.Resolver({ timeout: DNS_TIMEOUT_MS, tries: 2 });
+      resolver.setServers(servers);
+      const [v4, v6] = await Promise.all([
+        family === 6 ? [] : resolver.resolve4(name).catch(() => [] as string[]),
+        family === 4 ? [] : resolver.resolve6(name).catch(() => [] as string[]),
+      ]);
+      const found = [...v4.map((address) => ({ address, family: 4 })), ...v6.map((address) => ({ address, family: 6 }))];
+      if (found.length) return found;
+    }
+    return dns.promises.lookup(name, { all: true, family, verbatim: false });
+  }
+
   const guardedLookup: net.LookupFunction = (hostname, lookupOptions, callback) => {
-    dns.lookup(hostname, { ...lookupOptions, all: true }, (err, answers) => {
+    const family = lookupOptions.family === 4 || lookupOptions.family === 6 ? lookupOptions.family : 0;
+    lookupAll(hostname, family).then(
+      (list) => deliver(null, list),
+      (err: NodeJS.ErrnoException) => deliver(err, []),
+    );
+    function deliver(err: NodeJS.ErrnoException | null, list: dns.LookupAddress[]) {
       if (err) return callback(err, []);
-      const list = answers as dns.LookupAddress[];
       try {
         for (const { address } of list) assertAllowed(address, hostname);
       } catch (scopeErr) {
@@ -165,7 +193,7 @@ export function createScopeGuard(options: ScopeGuardOptions): ScopeGuard {
       if (lookupOptions.all) return callback(null, list);
       if (list.length === 0) return callback(Object.assign(new Error(`No address for ${hostname}`), { code: 'ENOTFOUND' }), []);
       return callback(null, list[0].address, list[0].family);
-    });
+    }
   };
 
   function connectOptions(host: string): { host: string; lookup?: net.LookupFunction } {
