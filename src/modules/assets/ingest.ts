@@ -9,6 +9,8 @@ import {
   type ServiceObservation,
   type WebObservation,
 } from '../../scanner/index.js';
+import { assetFieldChanges, recordChanges } from '../changes/record.js';
+import type { ChangeInput } from '../changes/types.js';
 
 type Tx = Prisma.TransactionClient;
 type AssetKindName = 'host' | 'service' | 'web' | 'certificate';
@@ -42,6 +44,18 @@ export interface AssetInput {
 export interface IngestedAssets {
   created: { id: string; kind: AssetKindName; key: string }[];
   idByKey: Map<string, string>;
+}
+
+/** Assets that had gone (an asset.gone event newer than their last sighting) among these: they reappear now. */
+async function goneAssetIds(tx: Tx, rows: { id: string; lastSeenAt: Date }[]): Promise<Set<string>> {
+  if (!rows.length) return new Set();
+  const gone = await tx.changeEvent.groupBy({
+    by: ['assetId'],
+    where: { assetId: { in: rows.map((row) => row.id) }, type: 'asset.gone' },
+    _max: { at: true },
+  });
+  const goneAt = new Map(gone.map((group) => [group.assetId, group._max.at]));
+  return new Set(rows.filter((row) => (goneAt.get(row.id) ?? 0) > row.lastSeenAt).map((row) => row.id));
 }
 
 /** Observations from the scan engine as inventory rows (natural keys from the engine's asset-keys). */
@@ -102,9 +116,14 @@ export async function upsertAssets(tx: Tx, scope: IngestScope, inputs: AssetInpu
   const parentKeys = [...new Set([...unique.values()].map((input) => input.parentKey).filter((key): key is string => !!key))];
   const existing = await tx.asset.findMany({
     where: { workspaceId: scope.workspaceId, key: { in: [...new Set([...keys, ...parentKeys])] } },
-    select: { id: true, key: true },
+    select: { id: true, key: true, kind: true, data: true, lastSeenAt: true },
   });
   const idByKey = new Map(existing.map((row) => [row.key, row.id]));
+  // What was stored before this write: the change feed compares it with the new observation.
+  const storedByKey = new Map(existing.filter((row) => unique.has(row.key)).map((row) => [row.key, row]));
+  const reappearing = await goneAssetIds(tx, [...storedByKey.values()]);
+  const changes: ChangeInput[] = [];
+  const feed = { workspaceId: scope.workspaceId, at: scope.now, scanId: scope.scanId, targetId: scope.targetId };
   const created: IngestedAssets['created'] = [];
   // Parents first (host before service before web/certificate), so their ids are known.
   const order: AssetKindName[] = ['host', 'service', 'web', 'certificate'];
@@ -119,6 +138,13 @@ export async function upsertAssets(tx: Tx, scope: IngestScope, inputs: AssetInpu
       ...(scope.targetId ? { targetId: scope.targetId } : {}),
     };
     const id = idByKey.get(input.key);
+    const identity = { kind: input.kind, key: input.key, value: input.value };
+    if (id && reappearing.has(id)) changes.push({ ...feed, type: 'asset.discovered', assetId: id, data: { ...identity, reappeared: true } });
+    const stored = storedByKey.get(input.key);
+    if (id && stored && !input.preserveExisting) {
+      const fieldChanges = assetFieldChanges(input.kind, stored.data, input.data);
+      if (fieldChanges.length) changes.push({ ...feed, type: 'asset.changed', assetId: id, data: { ...identity, changes: fieldChanges } });
+    }
     if (id && input.preserveExisting) {
       await tx.asset.update({ where: { id }, data: { lastSeenAt: scope.now, ...(scope.scanId ? { lastScanId: scope.scanId } : {}) } });
     } else if (id) {
@@ -130,8 +156,10 @@ export async function upsertAssets(tx: Tx, scope: IngestScope, inputs: AssetInpu
       });
       idByKey.set(input.key, row.id);
       created.push({ id: row.id, kind: input.kind, key: input.key });
+      changes.push({ ...feed, type: 'asset.discovered', assetId: row.id, data: identity });
     }
   }
+  await recordChanges(tx, changes);
   await linkAssetsToTargets(
     tx,
     [...linkedTargets].flatMap(([key, targetIds]) => [...targetIds].map((targetId) => ({ assetId: idByKey.get(key)!, targetId }))),

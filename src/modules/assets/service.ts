@@ -4,9 +4,22 @@ import { assertCan, isUuid, requireViewer, visibleWorkspacesWhere } from '../../
 import type { Prisma, PrismaClient } from '../../db.js';
 import { validate } from '../../validate.js';
 import { escapeLike, pageEnvelope, pageWindow, prismaDirection, type Page } from '../../pagination.js';
-import { publishWorkspaceEvent } from '../workspaces/events.js';
 import { nodeIdOf } from '../../graphql/ids.js';
+import type { DiscoverySource } from '../../scanner/discovery/types.js';
 import { listAssetsInput, updateAssetInput, type AssetKind, type ListAssetsInput, type UpdateAssetInput } from './schemas.js';
+import { updateAssetsIn } from './update.js';
+
+/** One reason a host is in the inventory (per discovery source), as the APIs show it. */
+export interface AssetDiscoveryResponse {
+  source: DiscoverySource;
+  /** What pointed at it: the parent name, an asset key, a URL or an address. */
+  from: string | null;
+  /** The asset that pointed at it, when it is in the inventory. */
+  fromAssetId: string | null;
+  scanId: string | null;
+  firstSeenAt: Date;
+  lastSeenAt: Date;
+}
 
 /** Every column of the row: GraphQL resolves an Asset from it as well. */
 export interface AssetResponse {
@@ -24,14 +37,28 @@ export interface AssetResponse {
   lastScanId: string | null;
   firstSeenAt: Date;
   lastSeenAt: Date;
+  /** Provenance, oldest source first; [] for assets no discovery found (seen by scanning a target directly). */
+  discovery: AssetDiscoveryResponse[];
+  /** Out-of-scope host names this asset pointed at, newest last. */
+  references: string[];
+  dismissed: boolean;
+  dismissedAt: Date | null;
 }
 
-type AssetRow = Prisma.AssetGetPayload<object>;
+/** What a response needs besides the row: its provenance (one more query per page, whatever its size). */
+export const assetResponseInclude = {
+  discoveries: {
+    orderBy: [{ firstSeenAt: 'asc' }, { source: 'asc' }],
+    select: { source: true, from: true, fromAssetId: true, scanId: true, firstSeenAt: true, lastSeenAt: true },
+  },
+} satisfies Prisma.AssetInclude;
+
+type AssetRow = Prisma.AssetGetPayload<{ include: typeof assetResponseInclude }>;
 
 /** The nil UUID is never generated: a malformed id then simply finds nothing. */
 const NIL_UUID = '00000000-0000-0000-0000-000000000000';
 
-function toAssetResponse(row: AssetRow): AssetResponse {
+export function toAssetResponse(row: AssetRow): AssetResponse {
   return {
     id: row.id,
     nodeId: nodeIdOf('Asset', row.id),
@@ -46,6 +73,10 @@ function toAssetResponse(row: AssetRow): AssetResponse {
     lastScanId: row.lastScanId,
     firstSeenAt: row.firstSeenAt,
     lastSeenAt: row.lastSeenAt,
+    discovery: row.discoveries.map((entry) => ({ ...entry, source: entry.source as DiscoverySource })),
+    references: row.references,
+    dismissed: row.dismissedAt !== null,
+    dismissedAt: row.dismissedAt,
   };
 }
 
@@ -55,6 +86,9 @@ export interface AssetFilters {
   targetId?: string;
   search?: string;
   enabled?: boolean;
+  /** Found (at least) by this discovery source. */
+  source?: DiscoverySource;
+  dismissed?: boolean;
 }
 
 /** The visibility rule AND-ed with the filters: shared by the REST page, the GraphQL connection and lookups. */
@@ -68,6 +102,8 @@ export function assetWhere(ctx: ServiceContext, filters: AssetFilters): Prisma.A
   if (filters.targetId) and.push({ targetLinks: { some: { targetId: isUuid(filters.targetId) ? filters.targetId : NIL_UUID } } });
   if (filters.search) and.push({ value: { contains: escapeLike(filters.search), mode: 'insensitive' } });
   if (filters.enabled !== undefined) and.push({ enabled: filters.enabled });
+  if (filters.source) and.push({ discoveries: { some: { source: filters.source } } });
+  if (filters.dismissed !== undefined) and.push({ dismissedAt: filters.dismissed ? { not: null } : null });
   return { AND: and };
 }
 
@@ -77,14 +113,16 @@ export async function listAssets(ctx: ServiceContext, workspaceId: string, input
   const where = assetWhere(ctx, { ...filters, workspaceId });
   const direction = prismaDirection(sortOrder);
   const [rows, total] = await Promise.all([
-    ctx.deps.prisma.asset.findMany({ where, orderBy: [{ [sortBy]: direction }, { id: direction }], ...pageWindow(page, limit) }),
+    ctx.deps.prisma.asset.findMany({ where, orderBy: [{ [sortBy]: direction }, { id: direction }], ...pageWindow(page, limit), include: assetResponseInclude }),
     ctx.deps.prisma.asset.count({ where }),
   ]);
   return pageEnvelope(rows.map(toAssetResponse), total, page, limit);
 }
 
 async function findAssetOrThrow(ctx: ServiceContext, workspaceId: string, id: string): Promise<AssetRow> {
-  const row = isUuid(id) ? await ctx.deps.prisma.asset.findFirst({ where: { AND: [{ id }, assetWhere(ctx, { workspaceId })] } }) : null;
+  const row = isUuid(id)
+    ? await ctx.deps.prisma.asset.findFirst({ where: { AND: [{ id }, assetWhere(ctx, { workspaceId })] }, include: assetResponseInclude })
+    : null;
   if (!row) throw new NotFoundError('Asset');
   return row;
 }
@@ -94,14 +132,23 @@ export async function getAsset(ctx: ServiceContext, workspaceId: string, id: str
   return toAssetResponse(await findAssetOrThrow(ctx, workspaceId, id));
 }
 
-/** Disabled assets stay in the inventory but are left out of scans. Managing the inventory is target work. */
-export async function setAssetEnabled(ctx: ServiceContext, workspaceId: string, id: string, input: UpdateAssetInput): Promise<AssetResponse> {
-  const { enabled } = validate(updateAssetInput, input);
-  await assertCan(ctx, 'target:write', { workspaceId });
-  const { count } = isUuid(id) ? await ctx.deps.prisma.asset.updateMany({ where: { id, workspaceId }, data: { enabled } }) : { count: 0 };
-  if (!count) throw new NotFoundError('Asset');
-  await publishWorkspaceEvent(ctx, workspaceId, 'asset.updated', id);
+/**
+ * Enables, disables or dismisses one asset (see updateAssetsIn). Disabled assets stay in the inventory but are
+ * left out of scans; a dismissed one is also never offered as a new candidate again. Managing the inventory is target work.
+ */
+export async function updateAsset(ctx: ServiceContext, workspaceId: string, id: string, input: UpdateAssetInput): Promise<AssetResponse> {
+  const change = validate(updateAssetInput, input);
+  const { notFound } = await updateAssetsIn(ctx, workspaceId, [id], change);
+  if (notFound.length) throw new NotFoundError('Asset');
   return toAssetResponse(await findAssetOrThrow(ctx, workspaceId, id));
+}
+
+/** For GraphQL, where an asset is named by its id alone: finds its workspace (if visible), then updates it. */
+export async function updateVisibleAsset(ctx: ServiceContext, id: string, input: UpdateAssetInput): Promise<AssetResponse> {
+  const change = validate(updateAssetInput, input);
+  const row = isUuid(id) ? await ctx.deps.prisma.asset.findFirst({ where: { AND: [{ id }, assetWhere(ctx, {})] }, select: { workspaceId: true } }) : null;
+  if (!row) throw new NotFoundError('Asset');
+  return updateAsset(ctx, row.workspaceId, id, change);
 }
 
 /** node(id) lookups: a unique where that also carries the visibility rule. */

@@ -2,12 +2,12 @@ import { builder } from '../../graphql/builder.js';
 import { rechecked } from '../../graphql/live-access.js';
 import { decodeId, decodeQueryId } from '../../graphql/ids.js';
 import { TargetRef } from '../targets/graphql.js';
-import { STEP_NAMES } from '../../scanner/index.js';
 import * as scans from './service.js';
-import { SCAN_STATUSES } from './schemas.js';
+import { SCAN_STATUSES, SCAN_STEP_NAMES } from './schemas.js';
+import { DISCOVERY_STEP_SOURCES } from './discovery-options.js';
 
 const ScanStatus = builder.enumType('ScanStatus', { values: SCAN_STATUSES });
-const ScanStepName = builder.enumType('ScanStepName', { values: STEP_NAMES });
+const ScanStepName = builder.enumType('ScanStepName', { values: SCAN_STEP_NAMES });
 
 builder.prismaObject('ScanStep', {
   description: 'One job of a scan, run by a worker.',
@@ -79,7 +79,21 @@ builder.prismaObjectField('Target', 'scans', (t) =>
   t.relatedConnection('scans', { cursor: 'id', totalCount: true, query: { orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] } }),
 );
 
-const ScanOptionsInput = builder.inputType('ScanOptionsInput', {
+const DiscoverySource = builder.enumType('DiscoveryStepSource', { values: DISCOVERY_STEP_SOURCES });
+
+const DiscoveryOptionsInput = builder.inputType('DiscoveryOptionsInput', {
+  description: 'Bounds and sources of the discovery step; absent fields take the defaults.',
+  fields: (t) => ({
+    wordlist: t.stringList({ description: 'Labels tried besides the built-in list and the workspace list (at most 10,000).' }),
+    builtinWordlist: t.boolean({ description: 'Whether the built-in list of the 4,989 most common labels is used (default true).' }),
+    sources: t.field({ type: [DiscoverySource], description: 'Sources to use (default all).' }),
+    maxDepth: t.int({ description: 'Rounds of recursion under found names, 1 to 3 (default 2).' }),
+    maxNames: t.int({ description: 'Host names recorded per scan, 1 to 10,000 (default 1,000).' }),
+    maxPermutations: t.int({ description: 'Permutation guesses per round, 0 to 20,000 (default 1,000).' }),
+  }),
+});
+
+export const ScanOptionsInput = builder.inputType('ScanOptionsInput', {
   description: 'Steps and settings; absent fields take the default profile. Dependencies of chosen steps are added.',
   fields: (t) => ({
     steps: t.field({ type: [ScanStepName] }),
@@ -88,12 +102,18 @@ const ScanOptionsInput = builder.inputType('ScanOptionsInput', {
     portConcurrency: t.int({ description: 'Concurrent connection attempts, 1 to 500.' }),
     requestsPerSecond: t.int({ description: 'Per-host request rate, 1 to 1000.' }),
     maxRedirects: t.int({ description: 'Redirects followed by the HTTP probe, 0 to 10.' }),
+    discovery: t.field({ type: DiscoveryOptionsInput }),
   }),
 });
 
-function withoutNulls<T extends object>(input: T | null | undefined) {
+export function withoutNulls<T extends object>(input: T | null | undefined): Record<string, unknown> | undefined {
   if (!input) return undefined;
-  return Object.fromEntries(Object.entries(input).filter(([, value]) => value !== null && value !== undefined));
+  return Object.fromEntries(
+    Object.entries(input)
+      .filter(([, value]) => value !== null && value !== undefined)
+      // Nested inputs (discovery) drop their nulls too: null means "the default", as at the top level.
+      .map(([key, value]) => [key, typeof value === 'object' && !Array.isArray(value) ? withoutNulls(value as object) : value]),
+  );
 }
 
 builder.queryFields((t) => ({

@@ -1,15 +1,24 @@
 import type { AppDeps } from '../../context.js';
 import type { Prisma } from '../../db.js';
-import { createHostRateLimiter, createScopeGuard, isScopeError, StepInputError, type HostRateLimiter, type StepName } from '../../scanner/index.js';
+import { hostAssetKey, type ScopeGuard } from '../../scanner/index.js';
+import { createHostRateLimiter, createScopeGuard, isScopeError, StepInputError, type HostRateLimiter } from '../../scanner/index.js';
+import { createDnsClient } from '../../scanner/discovery/index.js';
 import { assetFromObservation, upsertAssets, type AssetInput } from '../assets/ingest.js';
+import { inventoryObservations, recordProvenance, scannableDiscoveredNames } from '../assets/discovery.js';
+import { discoverySettingsOf } from '../workspaces/discovery-settings.js';
 import { recordFindings, resolveUnseenFindings } from '../vulnerabilities/ingest.js';
 import { loadScanTemplates } from '../templates/loader.js';
 import { disabledBuiltinTools } from '../tools/service.js';
-import { TERMINAL_STATUSES, type ScanOptions } from './schemas.js';
+import { TERMINAL_STATUSES, type ScanOptions, type ScanStepName as StepName } from './schemas.js';
+import { hostsOfTarget } from './expand.js';
+import { domainOfTarget, type DiscoveryInputs } from './discovery-steps.js';
+import { ingestDiscovery, ingestPivot } from './discovery-ingest.js';
 import { STEP_RUNNERS, ScopeRefusal, type StepOutputs } from './steps.js';
 import { enqueueStep, type ScanStepJob } from './queue.js';
 import { scanArtefactKey } from './artefacts.js';
-import { publishScanUpdate, publishWorkspaceEvents } from './events.js';
+import { publishScanUpdate } from './events.js';
+import { coverageChanges } from './change-coverage.js';
+import { publishChanges, recordChanges, trackChanges } from '../changes/record.js';
 import { observeScanStep } from '../../ops/scan-step-metrics.js';
 
 type Tx = Prisma.TransactionClient;
@@ -34,7 +43,22 @@ function combine(outer: HostRateLimiter, inner: HostRateLimiter): HostRateLimite
  */
 export function createScanRunner(deps: AppDeps) {
   const { prisma, env, log } = deps;
-  const guard = createScopeGuard({ allowedNetworks: env.SCAN_ALLOWED_NETWORKS });
+  const guard = createScopeGuard({ allowedNetworks: env.SCAN_ALLOWED_NETWORKS, dnsServers: env.SCAN_DNS_SERVERS });
+  const dnsClientOptions = {
+    servers: env.SCAN_DNS_SERVERS,
+    timeoutMs: env.SCAN_DNS_TIMEOUT_MS,
+    concurrencyPerServer: env.SCAN_DNS_CONCURRENCY,
+    queriesPerSecondPerServer: env.SCAN_DNS_QUERIES_PER_SECOND,
+    authoritativePort: env.SCAN_DNS_AUTHORITATIVE_PORT,
+  };
+
+  /** What the discovery step reads besides the target: the workspace's scope and wordlist, CT, what earlier scans saw. */
+  async function discoveryInputs(workspaceId: string, target: { type: string; value: string }, withInventory: boolean): Promise<DiscoveryInputs> {
+    const settings = await discoverySettingsOf(prisma, workspaceId);
+    const domain = domainOfTarget(target);
+    const inventory = withInventory && domain ? await inventoryObservations(prisma, workspaceId, domain) : { hosts: [], web: [], certificates: [] };
+    return { ...settings, ctUrl: env.DISCOVERY_CT_URL, inventory };
+  }
   const instanceLimiter = createHostRateLimiter({
     maxConcurrentPerHost: env.SCAN_MAX_CONCURRENCY_PER_HOST,
     maxPerSecondPerHost: env.SCAN_MAX_REQUESTS_PER_SECOND,
@@ -42,13 +66,19 @@ export function createScanRunner(deps: AppDeps) {
 
   async function failScan(scanId: string, stepId: string, message: string): Promise<void> {
     const now = new Date();
-    const scan = await prisma.$transaction(async (tx) => {
+    const outcome = await prisma.$transaction(async (tx) => {
+      const changes = trackChanges(tx);
       const current = await tx.scan.findUnique({ where: { id: scanId }, select: { status: true } });
       if (!current || TERMINAL_STATUSES.has(current.status)) return null;
       await tx.scanStep.update({ where: { id: stepId }, data: { status: 'FAILED', error: message, finishedAt: now } });
-      return tx.scan.update({ where: { id: scanId }, data: { status: 'FAILED', error: message, finishedAt: now } });
+      const scan = await tx.scan.update({ where: { id: scanId }, data: { status: 'FAILED', error: message, finishedAt: now } });
+      await recordChanges(tx, [{ type: 'scan.failed', workspaceId: scan.workspaceId, at: now, scanId, targetId: scan.targetId, data: { error: message } }]);
+      return { scan, changes };
     });
-    if (scan) publishScanUpdate(deps, scan);
+    if (outcome) {
+      publishScanUpdate(deps, outcome.scan);
+      publishChanges(deps, outcome.changes);
+    }
   }
 
   async function runStep(job: ScanStepJob, attempt: number): Promise<void> {
@@ -81,6 +111,9 @@ export function createScanRunner(deps: AppDeps) {
     const scanLimiter = createHostRateLimiter({ maxPerSecondPerHost: options.requestsPerSecond, maxConcurrentPerHost: Math.max(options.portConcurrency, 1) });
     let output: NonNullable<StepOutputs[StepName]>;
     const began = performance.now();
+    const usesDiscovery = step.name === 'discovery' || step.name === 'pivot';
+    const dns = usesDiscovery ? createDnsClient(dnsClientOptions) : undefined;
+    const autoEnable = scan.workspace.isAutoEnableAssetAfterDiscovered;
     try {
       const runner = STEP_RUNNERS[step.name as StepName];
       // Tools switched off after the scan started are honoured by the checks step too.
@@ -95,6 +128,10 @@ export function createScanRunner(deps: AppDeps) {
         templates,
         builtinChecks: !disabled.has('checks'),
         templateBudgetMs: env.TEMPLATE_BUDGET_MS,
+        dnsServers: env.SCAN_DNS_SERVERS,
+        dns,
+        discovery: usesDiscovery ? await discoveryInputs(scan.workspaceId, scan.target, step.name === 'discovery') : undefined,
+        scannable: (names) => scannableDiscoveredNames(prisma, scan.workspaceId, names, autoEnable),
       }))!;
     } catch (error) {
       const permanent = isPermanent(error) || attempt >= env.SCAN_STEP_RETRIES;
@@ -105,6 +142,8 @@ export function createScanRunner(deps: AppDeps) {
         return;
       }
       throw error; // the queue retries it
+    } finally {
+      dns?.close();
     }
     await completeStep(job, step.name as StepName, output, attempt);
     observeScanStep(step.name, 'completed', began);
@@ -116,10 +155,12 @@ export function createScanRunner(deps: AppDeps) {
     // a storage failure fails this attempt and the queue retries it.
     await deps.storage.put(scanArtefactKey(job.scanId, name), JSON.stringify(output), { contentType: 'application/json' });
     const outcome = await prisma.$transaction(async (tx) => {
+      const changes = trackChanges(tx);
       const scan = await tx.scan.findUniqueOrThrow({
         where: { id: job.scanId },
         include: {
           workspace: { select: { isAutoEnableAssetAfterDiscovered: true } },
+          target: { select: { type: true, value: true } },
           steps: { orderBy: { position: 'asc' }, select: { id: true, position: true, status: true } },
         },
       });
@@ -130,7 +171,7 @@ export function createScanRunner(deps: AppDeps) {
       // have committed since the read above. Either way this run's results are discarded.
       const claimed = await tx.scanStep.updateMany({
         where: { id: job.stepId, status: 'IN_PROGRESS' },
-        data: { status: 'COMPLETED', output: output as unknown as Prisma.InputJsonValue, finishedAt: now },
+        data: { status: 'COMPLETED', output: output as unknown as Prisma.InputJsonValue, finishedAt: now, error: softErrorSummary(name, output) },
       });
       if (claimed.count === 0) return null;
       const scope = {
@@ -140,7 +181,10 @@ export function createScanRunner(deps: AppDeps) {
         autoEnable: scan.workspace.isAutoEnableAssetAfterDiscovered,
         now,
       };
-      const ingested = await ingestStepOutput(tx, scope, name, output);
+      // Read before the step's results are stored: what it covered and no longer sees (see changes/gone.ts).
+      const coverage = await coverageChanges(tx, { ...scope, target: scan.target, options: scan.options as unknown as ScanOptions }, name, output, guard);
+      await ingestStepOutput(tx, { ...scope, target: scan.target }, name, output, guard);
+      await recordChanges(tx, coverage);
       const current = scan.steps.find((s) => s.id === job.stepId)!;
       const next = scan.steps.find((s) => s.position > current.position && s.status !== 'COMPLETED');
       const counters = await countScanResults(tx, scan.id);
@@ -153,16 +197,20 @@ export function createScanRunner(deps: AppDeps) {
         },
       });
       if (next) await enqueueStep(deps, { scanId: scan.id, stepId: next.id }, tx);
-      else await tx.target.update({ where: { id: scan.targetId }, data: { lastScannedAt: now } });
-      return { updated, ingested };
+      else {
+        await tx.target.update({ where: { id: scan.targetId }, data: { lastScannedAt: now } });
+        const { assetsFound, findingsInfo, findingsLow, findingsMedium, findingsHigh, findingsCritical } = counters;
+        const findings = { info: findingsInfo, low: findingsLow, medium: findingsMedium, high: findingsHigh, critical: findingsCritical };
+        await recordChanges(tx, [
+          { type: 'scan.completed', workspaceId: scan.workspaceId, at: now, scanId: scan.id, targetId: scan.targetId, data: { assetsFound, findings } },
+        ]);
+      }
+      return { updated, changes };
     });
     if (!outcome) return;
-    const { updated, ingested } = outcome;
-    publishScanUpdate(deps, updated);
-    publishWorkspaceEvents(deps, updated.workspaceId, 'asset.discovered', ingested.createdAssets);
-    publishWorkspaceEvents(deps, updated.workspaceId, 'finding.opened', ingested.opened);
-    publishWorkspaceEvents(deps, updated.workspaceId, 'finding.reopened', ingested.reopened);
-    publishWorkspaceEvents(deps, updated.workspaceId, 'finding.fixed', ingested.fixed);
+    publishScanUpdate(deps, outcome.updated);
+    // Every change this step made (asset.discovered, finding.opened, ..., scan.completed), once it committed.
+    publishChanges(deps, outcome.changes);
   }
 
   /** Called for a job whose retries are spent (e.g. its worker kept dying): the scan fails, it never hangs. */
@@ -182,18 +230,42 @@ interface Ingested {
   fixed: string[];
 }
 
+/** Soft errors of a completed discovery step, in its row's `error`: why discovery found little is visible without reading artefacts. */
+function softErrorSummary(name: StepName, output: NonNullable<StepOutputs[StepName]>): string | null {
+  if (name !== 'discovery') return null;
+  const { errors } = (output as NonNullable<StepOutputs['discovery']>).report;
+  if (!errors.length) return null;
+  const text = errors.map((error) => `${error.code}: ${error.message}${error.target ? ` (${error.target})` : ''}`).join('; ');
+  return text.length > 2_000 ? `${text.slice(0, 1_997)}...` : text;
+}
+
 async function ingestStepOutput(
   tx: Tx,
-  scope: { workspaceId: string; targetId: string; scanId: string; autoEnable: boolean; now: Date },
+  scope: { workspaceId: string; targetId: string; scanId: string; autoEnable: boolean; now: Date; target: { type: string; value: string } },
   name: StepName,
   output: NonNullable<StepOutputs[StepName]>,
+  guard: ScopeGuard,
 ): Promise<Ingested> {
   const result: Ingested = { createdAssets: [], opened: [], reopened: [], fixed: [] };
+  if (name === 'discovery') return ingestDiscovery(tx, scope, output as NonNullable<StepOutputs['discovery']>, guard);
+  if (name === 'pivot') return ingestPivot(tx, scope, output as NonNullable<StepOutputs['pivot']>, guard);
+  // isAutoEnableAssetAfterDiscovered is about discovered hosts; what probing an enabled host sees is enabled.
+  const probedScope = { ...scope, autoEnable: true };
   let assets: AssetInput[] = [];
   if (name === 'dns') {
     // CIDR sweeps resolve every address; only those that answer later become assets (ports step).
     const { hosts } = output as NonNullable<StepOutputs['dns']>;
     assets = hosts.filter((host) => host.resolvedVia !== 'literal' || hosts.length === 1).map(assetFromObservation);
+    const upserted = await upsertAssets(tx, probedScope, assets);
+    result.createdAssets = upserted.created.map((asset) => asset.id);
+    // The names the target itself gives are in the inventory because a member typed them in.
+    const targetNames = new Set(scope.target.type === 'domain' || scope.target.type === 'url' ? hostsOfTarget(scope.target) : []);
+    const provenance = [...targetNames]
+      .map((host) => upserted.idByKey.get(hostAssetKey({ host })))
+      .filter((id): id is string => !!id)
+      .map((assetId) => ({ assetId, origin: { source: 'target' as const, from: scope.target.value } }));
+    if (provenance.length) await recordProvenance(tx, scope, provenance);
+    return result;
   } else if (name === 'ports') {
     const { services, hosts } = output as NonNullable<StepOutputs['ports']>;
     assets = [...hosts, ...services].map(assetFromObservation);
@@ -202,7 +274,7 @@ async function ingestStepOutput(
   } else if (name === 'tls') {
     assets = (output as NonNullable<StepOutputs['tls']>).certificates.map(assetFromObservation);
   }
-  if (assets.length) result.createdAssets = (await upsertAssets(tx, scope, assets)).created.map((asset) => asset.id);
+  if (assets.length) result.createdAssets = (await upsertAssets(tx, probedScope, assets)).created.map((asset) => asset.id);
   if (name !== 'checks') return result;
 
   const { findings, errors, checkIds } = output as NonNullable<StepOutputs['checks']>;

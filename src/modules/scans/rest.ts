@@ -5,8 +5,7 @@ import { dateTime, idParam, pageSchema, uuidParam } from '../../rest/schemas.js'
 import * as scans from './service.js';
 import { toScanResponse } from './response.js';
 import { getScanArtefact } from './artefacts.js';
-import { STEP_NAMES } from '../../scanner/index.js';
-import { listScansInput, scanOptionsInput, SCAN_STATUSES, startScanInput } from './schemas.js';
+import { listScansInput, SCAN_STEP_NAMES, scanOptionsInput, SCAN_STATUSES, startScanInput } from './schemas.js';
 
 const status = z.enum(SCAN_STATUSES);
 const scanSchema = z
@@ -104,7 +103,7 @@ export const scansRest = router({
         requestHeaders,
       },
     })
-    .input(z.object({ id: uuidParam, step: z.enum(STEP_NAMES, { message: `must be one of: ${STEP_NAMES.join(', ')}` }) }).strict())
+    .input(z.object({ id: uuidParam, step: z.enum(SCAN_STEP_NAMES, { message: `must be one of: ${SCAN_STEP_NAMES.join(', ')}` }) }).strict())
     .output(z.record(z.string(), z.unknown()))
     .query(async ({ ctx, input }) => (await getScanArtefact(ctx.svc, input.id, input.step, ctx.workspaceId)) as Record<string, unknown>),
 

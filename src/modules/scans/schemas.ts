@@ -1,37 +1,48 @@
 import { z } from 'zod';
-import { STEP_NAMES, type StepName } from '../../scanner/index.js';
 import { parsePortSpec } from '../../scanner/ports.js';
 import { pageQuery } from '../../pagination.js';
+import { discoveryOptionsInput, type DiscoveryOptions, resolveDiscoveryOptions } from './discovery-options.js';
 
 export const SCAN_STATUSES = ['PENDING', 'IN_PROGRESS', 'COMPLETED', 'FAILED', 'CANCELLED'] as const;
 export type ScanStatusName = (typeof SCAN_STATUSES)[number];
 export const TERMINAL_STATUSES: ReadonlySet<string> = new Set(['COMPLETED', 'FAILED', 'CANCELLED']);
 
+/**
+ * A scan's steps in pipeline order. `discovery` finds host names under a domain target before the others;
+ * `pivot` follows the names the http and tls steps saw (certificate SANs, links) and probes the new ones.
+ */
+export const SCAN_STEP_NAMES = ['discovery', 'dns', 'ports', 'http', 'tls', 'pivot', 'checks'] as const;
+export type ScanStepName = (typeof SCAN_STEP_NAMES)[number];
+
 /** A step needs what the steps before it observed. */
-const REQUIRES: Record<StepName, StepName[]> = {
+const REQUIRES: Record<ScanStepName, ScanStepName[]> = {
+  discovery: [],
   dns: [],
   ports: ['dns'],
   http: ['ports'],
   tls: ['ports'],
+  pivot: ['discovery', 'dns'],
   checks: ['http'],
 };
 
 /** Adds what the chosen steps depend on and puts them in pipeline order. */
-export function closeSteps(chosen: readonly StepName[]): StepName[] {
-  const wanted = new Set<StepName>();
-  const add = (step: StepName) => {
+export function closeSteps(chosen: readonly ScanStepName[]): ScanStepName[] {
+  const wanted = new Set<ScanStepName>();
+  const add = (step: ScanStepName) => {
     if (wanted.has(step)) return;
     wanted.add(step);
     REQUIRES[step].forEach(add);
   };
   chosen.forEach(add);
-  return STEP_NAMES.filter((step) => wanted.has(step));
+  // Discovery carries on from what the probes see: names in certificates and pages are followed too.
+  if (wanted.has('discovery') && (wanted.has('http') || wanted.has('tls'))) wanted.add('pivot');
+  return SCAN_STEP_NAMES.filter((step) => wanted.has(step));
 }
 
 /** Scan settings, within safe bounds. Absent fields take the workspace's default profile. */
 export const scanOptionsInput = z
   .object({
-    steps: z.array(z.enum(STEP_NAMES)).min(1).max(STEP_NAMES.length).optional(),
+    steps: z.array(z.enum(SCAN_STEP_NAMES)).min(1).max(SCAN_STEP_NAMES.length).optional(),
     ports: z
       .union([z.string().max(2000), z.array(z.number().int().min(1).max(65_535)).min(1).max(10_000)])
       .optional()
@@ -47,32 +58,43 @@ export const scanOptionsInput = z
     portConcurrency: z.number().int().min(1).max(500).optional(),
     requestsPerSecond: z.number().int().min(1).max(1_000).optional(),
     maxRedirects: z.number().int().min(0).max(10).optional(),
+    discovery: discoveryOptionsInput.optional(),
   })
   .strict();
 
 export type ScanOptionsInput = z.infer<typeof scanOptionsInput>;
 
 export interface ScanOptions {
-  steps: StepName[];
+  steps: ScanStepName[];
   ports?: string | number[];
   timeoutMs: number;
   portConcurrency: number;
   requestsPerSecond: number;
   maxRedirects: number;
+  discovery: DiscoveryOptions;
+  /** Only these host names of the target (a scan of candidates a member enabled); set by the service, never by a client. */
+  hosts?: string[];
 }
 
-export const DEFAULT_SCAN_OPTIONS: Omit<ScanOptions, 'steps'> = {
+export const DEFAULT_SCAN_OPTIONS: Omit<ScanOptions, 'steps' | 'discovery' | 'hosts'> = {
   timeoutMs: 3_000,
   portConcurrency: 100,
   requestsPerSecond: 50,
   maxRedirects: 5,
 };
 
-export function resolveScanOptions(input: ScanOptionsInput = {}): ScanOptions {
+/**
+ * Options as stored on the scan. Without explicit steps a scan runs every step except discovery, which runs
+ * when `defaultDiscovery` says so (the workspace's isAssetsDiscovery, for a domain target).
+ */
+export function resolveScanOptions(input: ScanOptionsInput = {}, defaultDiscovery = false): ScanOptions {
+  const { discovery, ...rest } = input;
+  const defaultSteps = SCAN_STEP_NAMES.filter((step) => step !== 'pivot' && (step !== 'discovery' || defaultDiscovery));
   return {
     ...DEFAULT_SCAN_OPTIONS,
-    ...Object.fromEntries(Object.entries(input).filter(([, value]) => value !== undefined)),
-    steps: closeSteps(input.steps ?? STEP_NAMES),
+    ...Object.fromEntries(Object.entries(rest).filter(([, value]) => value !== undefined)),
+    discovery: resolveDiscoveryOptions(discovery),
+    steps: closeSteps(input.steps ?? defaultSteps),
   };
 }
 
@@ -93,10 +115,11 @@ export type ListScansInput = z.input<typeof listScansInput>;
  * Leaves out steps whose built-in tool the workspace switched off, then any step that needs one left out.
  * The checks step stays while either of its engines (built-in checks, nuclei templates) is on.
  */
-export function withoutDisabledTools(steps: readonly StepName[], disabled: ReadonlySet<string>): StepName[] {
-  const kept: StepName[] = [];
+export function withoutDisabledTools(steps: readonly ScanStepName[], disabled: ReadonlySet<string>): ScanStepName[] {
+  const kept: ScanStepName[] = [];
   for (const step of steps) {
-    const off = step === 'checks' ? disabled.has('checks') && disabled.has('nuclei-templates') : disabled.has(step);
+    const tool = step === 'pivot' ? 'discovery' : step;
+    const off = step === 'checks' ? disabled.has('checks') && disabled.has('nuclei-templates') : disabled.has(tool);
     if (!off && REQUIRES[step].every((needed) => kept.includes(needed))) kept.push(step);
   }
   return kept;

@@ -1,10 +1,11 @@
 import type { AppDeps, ServiceContext, Viewer } from '../../context.js';
 import { AppError, ConflictError, NotFoundError } from '../../errors.js';
 import { assertCan, isUuid, requireViewer } from '../../auth/authz.js';
-import type { Prisma } from '../../db.js';
+import type { Prisma, PrismaClient } from '../../db.js';
 import { validate } from '../../validate.js';
 import { pageEnvelope, type Page } from '../../pagination.js';
 import { getTargetForScan } from '../targets/service.js';
+import { discoveryFlagsOf } from '../workspaces/service.js';
 import { disabledBuiltinTools } from '../tools/service.js';
 import {
   listScansInput,
@@ -25,31 +26,78 @@ export function visibleScansWhere(viewer: Viewer): Prisma.ScanWhereInput {
   return { workspace: { members: { some: { userId: viewer.id } } } };
 }
 
-/** Starts a scan of one target: the scan row, its steps and the first step's job commit together. */
-export async function startScan(ctx: ServiceContext, workspaceId: string, input: { targetId: string; options?: ScanOptionsInput }): Promise<ScanWithSteps> {
+/** Names the system resolves itself (RFC 6761): never sent to DNS, so there is nothing to discover under them. */
+function isLocalhostName(value: string): boolean {
+  return value === 'localhost' || value.endsWith('.localhost');
+}
+
+/**
+ * Starts a scan of one target: the scan row, its steps and the first step's job commit together. A domain
+ * target of a workspace with isAssetsDiscovery starts with the discovery step unless the steps are chosen.
+ * `only.hosts` limits the scan to some host names of the target (candidates a member enabled).
+ */
+export async function startScan(
+  ctx: ServiceContext,
+  workspaceId: string,
+  input: { targetId: string; options?: ScanOptionsInput },
+  only: { hosts?: string[] } = {},
+): Promise<ScanWithSteps> {
   const viewer = requireViewer(ctx);
-  const { targetId, options: optionsInput } = validate(startScanInput, input);
+  const { targetId, options } = validate(startScanInput, input);
   const target = await getTargetForScan(ctx, workspaceId, targetId);
-  const resolved = resolveScanOptions(optionsInput);
-  const disabled = await disabledBuiltinTools(ctx.deps.prisma, workspaceId);
-  const options = { ...resolved, steps: withoutDisabledTools(resolved.steps, disabled) };
+  return createScanOfTarget(ctx.deps, ctx.deps.prisma, { target, options, requestedById: viewer.id, hosts: only.hosts });
+}
+
+/**
+ * Starts a scan with no signed-in caller (a schedule firing): the caller has already decided who may. With
+ * `tx` every read and write goes through that open transaction and the scan commits with it; the caller
+ * then publishes the update (publishScanUpdate) once it committed.
+ */
+export async function startScanAs(
+  deps: AppDeps,
+  input: { workspaceId: string; targetId: string; options?: ScanOptionsInput; requestedById: string | null },
+  tx?: Prisma.TransactionClient,
+): Promise<ScanWithSteps> {
+  const { targetId, options } = validate(startScanInput, { targetId: input.targetId, options: input.options });
+  const db = tx ?? deps.prisma;
+  const target = await db.target.findFirst({ where: { id: targetId, workspaceId: input.workspaceId } });
+  if (!target) throw new NotFoundError('Target');
+  return createScanOfTarget(deps, db, { target, options, requestedById: input.requestedById }, tx);
+}
+
+/** The one code path of both: resolve the options for this target and workspace, then create and enqueue. */
+async function createScanOfTarget(
+  deps: AppDeps,
+  db: PrismaClient | Prisma.TransactionClient,
+  request: { target: Prisma.TargetGetPayload<object>; options?: ScanOptionsInput; requestedById: string | null; hosts?: string[] },
+  tx?: Prisma.TransactionClient,
+): Promise<ScanWithSteps> {
+  const { target, options: optionsInput, requestedById, hosts } = request;
+  const workspaceId = target.workspaceId;
+  const { isAssetsDiscovery } = await discoveryFlagsOf(db, workspaceId);
+  const discoverByDefault = isAssetsDiscovery && target.type === 'domain' && !isLocalhostName(target.value) && !hosts;
+  const resolved = resolveScanOptions(optionsInput, discoverByDefault);
+  const disabled = await disabledBuiltinTools(db, workspaceId);
+  const options = { ...resolved, steps: withoutDisabledTools(resolved.steps, disabled), ...(hosts ? { hosts } : {}) };
   if (!options.steps.length) throw new ConflictError(`Every step of this scan uses a tool switched off in this workspace (${[...disabled].join(', ')})`);
-  const scan = await ctx.deps.prisma.$transaction(async (tx) => {
-    const created = await tx.scan.create({
+  const create = async (client: Prisma.TransactionClient) => {
+    const created = await client.scan.create({
       data: {
         workspaceId,
         targetId: target.id,
         options: options as unknown as Prisma.InputJsonValue,
         stepsTotal: options.steps.length,
-        requestedById: viewer.id,
+        requestedById,
         steps: { create: options.steps.map((name, position) => ({ name, position })) },
       },
       include: scanInclude,
     });
-    await enqueueStep(ctx.deps, { scanId: created.id, stepId: created.steps[0]!.id }, tx);
+    await enqueueStep(deps, { scanId: created.id, stepId: created.steps[0]!.id }, client);
     return created;
-  });
-  publishScanUpdate(ctx.deps, scan);
+  };
+  if (tx) return create(tx);
+  const scan = await deps.prisma.$transaction(create);
+  publishScanUpdate(deps, scan);
   return scan;
 }
 

@@ -11,13 +11,17 @@ import {
   type StepError,
   type WebObservation,
 } from '../../scanner/index.js';
-import { BUILTIN_CHECKS } from '../../scanner/index.js';
+import { BUILTIN_CHECKS, parsePortSpec, TOP_PORTS } from '../../scanner/index.js';
 import type { ScanOptions } from './schemas.js';
 import { hostsOfTarget, portOfUrl } from './expand.js';
-import { runTemplatesOnWeb, type RunnableTemplate, type TemplateScanSummary } from '../templates/run.js';
+import { runTemplatesOnWeb, type RunnableTemplate, type TemplateScanSummary } from '../../scanner/nuclei/run-on-web.js';
+import type { DnsClient } from '../../scanner/discovery/index.js';
+import { runDiscoveryStep, runPivotStep, type DiscoveryInputs, type DiscoveryStepOutput, type PivotStepOutput } from './discovery-steps.js';
 
 /** What each step keeps in ScanStep.output: the next steps (and a retry) read it back. */
 export interface StepOutputs {
+  discovery?: DiscoveryStepOutput;
+  pivot?: PivotStepOutput;
   dns?: { hosts: HostObservation[] };
   ports?: { services: ServiceObservation[]; hosts: HostObservation[] };
   http?: { web: WebObservation[]; errors: StepError[] };
@@ -38,6 +42,14 @@ export interface StepContext {
   builtinChecks?: boolean;
   /** Wall-clock budget of one template on one endpoint (TEMPLATE_BUDGET_MS). */
   templateBudgetMs?: number;
+  /** SCAN_DNS_SERVERS: every name a step resolves goes there (the system's resolvers when empty). */
+  dnsServers?: string[];
+  /** The discovery steps' DNS client (SCAN_DNS_SERVERS with per-server limits). */
+  dns?: DnsClient;
+  /** Loaded for the discovery steps: the workspace's scope and wordlist, the CT endpoint, earlier observations. */
+  discovery?: DiscoveryInputs;
+  /** Which of these discovered names may be probed now: enabled hosts, and new ones when the workspace auto-enables. */
+  scannable?: (names: string[]) => Promise<Set<string>>;
 }
 
 /** Every address of the target is outside what this instance may scan: permanent, never retried. */
@@ -51,7 +63,7 @@ export class ScopeRefusal extends Error {
  * configured differently) must see the scope that applies when it connects. A target all of whose
  * addresses are blocked fails with the reason and how to allow it.
  */
-function addressesInScope(hosts: HostObservation[], guard: ScopeGuard): { address: string; host?: string }[] {
+export function addressesInScope(hosts: HostObservation[], guard: ScopeGuard, { refuseAll = true } = {}): { address: string; host?: string }[] {
   const pairs: { address: string; host?: string }[] = [];
   const refused: string[] = [];
   for (const host of hosts) {
@@ -62,7 +74,7 @@ function addressesInScope(hosts: HostObservation[], guard: ScopeGuard): { addres
       else refused.push(new ScopeError(address, decision.range, decision.label, name).message);
     }
   }
-  if (!pairs.length && refused.length) throw new ScopeRefusal(`Refused to scan: ${refused.join(' ')}`);
+  if (refuseAll && !pairs.length && refused.length) throw new ScopeRefusal(`Refused to scan: ${refused.join(' ')}`);
   return pairs;
 }
 
@@ -84,9 +96,17 @@ const HOST_CONCURRENCY = 16;
 const PROBE_CONCURRENCY = 8;
 
 export const STEP_RUNNERS = {
+  discovery: runDiscoveryStep,
+
   async dns(ctx: StepContext): Promise<StepOutputs['dns']> {
-    const hosts = await mapBounded(hostsOfTarget(ctx.target), HOST_CONCURRENCY, async (host) => {
-      const { observations } = await runStep('dns', { host, timeoutMs: ctx.options.timeoutMs }, { guard: ctx.guard, limiter: ctx.limiter });
+    const names = new Set(ctx.options.hosts ?? hostsOfTarget(ctx.target));
+    // Hosts discovery found go through the same steps as the target, unless they wait as candidates (or were disabled).
+    const discovered = (ctx.previous.discovery?.report.hosts ?? []).filter((host) => host.resolution.status === 'found').map((host) => host.name);
+    const scannable = discovered.length && ctx.scannable ? await ctx.scannable(discovered) : new Set<string>();
+    for (const name of discovered) if (scannable.has(name)) names.add(name);
+    const hosts = await mapBounded([...names], HOST_CONCURRENCY, async (host) => {
+      const deps = { guard: ctx.guard, limiter: ctx.limiter, dnsServers: ctx.dnsServers };
+      const { observations } = await runStep('dns', { host, timeoutMs: ctx.options.timeoutMs }, deps);
       return observations[0] as HostObservation;
     });
     return { hosts };
@@ -94,51 +114,31 @@ export const STEP_RUNNERS = {
 
   async ports(ctx: StepContext): Promise<StepOutputs['ports']> {
     const pairs = addressesInScope(ctx.previous.dns?.hosts ?? [], ctx.guard);
-    const ports = ctx.options.ports ?? (ctx.target.type === 'url' ? [portOfUrl(ctx.target.value)] : undefined);
-    const found = await mapBounded(pairs, HOST_CONCURRENCY, async ({ address, host }) => {
-      const input = { address, host, ports, concurrency: ctx.options.portConcurrency, timeoutMs: ctx.options.timeoutMs, grabBanner: true };
-      return (await runStep('ports', input, { guard: ctx.guard, limiter: ctx.limiter })).observations as ServiceObservation[];
-    });
-    const services = found.flat();
+    const services = await scanPairs(ctx, pairs);
     // Addresses scanned by number (IP and CIDR targets) become host assets once something answers there.
     const literalHosts = ctx.target.type === 'ip' || ctx.target.type === 'cidr' ? [...new Set(services.map((s) => s.address))].map(literalHost) : [];
     return { services, hosts: literalHosts };
   },
 
   async http(ctx: StepContext): Promise<StepOutputs['http']> {
-    const services = ctx.previous.ports?.services ?? [];
-    const results = await mapBounded(services, PROBE_CONCURRENCY, (service) =>
-      runStep(
-        'http',
-        {
-          address: service.address,
-          host: service.host,
-          port: service.port,
-          tls: 'auto',
-          timeoutMs: ctx.options.timeoutMs,
-          maxRedirects: ctx.options.maxRedirects,
-        },
-        { guard: ctx.guard, limiter: ctx.limiter },
-      ),
-    );
-    return { web: results.flatMap((r) => r.observations as WebObservation[]), errors: results.flatMap((r) => r.errors) };
+    return probeHttp(ctx, ctx.previous.ports?.services ?? []);
   },
 
   async tls(ctx: StepContext): Promise<StepOutputs['tls']> {
-    const services = ctx.previous.ports?.services ?? [];
-    const results = await mapBounded(services, PROBE_CONCURRENCY, (service) =>
-      runStep(
-        'tls',
-        { address: service.address, host: service.host, port: service.port, timeoutMs: ctx.options.timeoutMs },
-        { guard: ctx.guard, limiter: ctx.limiter },
-      ),
-    );
-    return { certificates: results.flatMap((r) => r.observations as CertificateObservation[]), errors: results.flatMap((r) => r.errors) };
+    return inspectCertificates(ctx, ctx.previous.ports?.services ?? []);
   },
 
+  pivot: (ctx: StepContext) =>
+    runPivotStep(ctx, async (hosts) => {
+      const services = await scanPairs(ctx, addressesInScope(hosts, ctx.guard, { refuseAll: false }));
+      const [http, tls] = await Promise.all([probeHttp(ctx, services), inspectCertificates(ctx, services)]);
+      return { services, web: http.web, certificates: tls.certificates, errors: [...http.errors, ...tls.errors] };
+    }),
+
   async checks(ctx: StepContext): Promise<StepOutputs['checks']> {
-    const web = ctx.previous.http?.web ?? [];
-    const certificates = ctx.previous.tls?.certificates ?? [];
+    // What the pivot step probed is checked like what the http and tls steps probed.
+    const web = [...(ctx.previous.http?.web ?? []), ...(ctx.previous.pivot?.web ?? [])];
+    const certificates = [...(ctx.previous.tls?.certificates ?? []), ...(ctx.previous.pivot?.certificates ?? [])];
     const templates = ctx.templates && web.length ? await ctx.templates() : [];
     // Built-in checks and templates run side by side; the limiter bounds what they send to each host together.
     const builtinChecks = ctx.builtinChecks ?? true;
@@ -156,3 +156,49 @@ export const STEP_RUNNERS = {
     };
   },
 };
+
+/** The ports the ports step probes on every address (the change feed's coverage reads it too). */
+export function scannedPorts(options: Pick<ScanOptions, 'ports'>, target: { type: string; value: string }): readonly number[] {
+  const spec = options.ports ?? (target.type === 'url' ? [portOfUrl(target.value)] : undefined);
+  if (spec === undefined) return TOP_PORTS;
+  return typeof spec === 'string' ? parsePortSpec(spec) : spec;
+}
+
+/** Open ports of each (address, name) pair; addresses scanned by number become host assets once something answers. */
+async function scanPairs(ctx: StepContext, pairs: { address: string; host?: string }[]): Promise<ServiceObservation[]> {
+  const ports = ctx.options.ports ?? (ctx.target.type === 'url' ? [portOfUrl(ctx.target.value)] : undefined);
+  const found = await mapBounded(pairs, HOST_CONCURRENCY, async ({ address, host }) => {
+    const input = { address, host, ports, concurrency: ctx.options.portConcurrency, timeoutMs: ctx.options.timeoutMs, grabBanner: true };
+    return (await runStep('ports', input, { guard: ctx.guard, limiter: ctx.limiter })).observations as ServiceObservation[];
+  });
+  return found.flat();
+}
+
+async function probeHttp(ctx: StepContext, services: ServiceObservation[]): Promise<NonNullable<StepOutputs['http']>> {
+  const results = await mapBounded(services, PROBE_CONCURRENCY, (service) =>
+    runStep(
+      'http',
+      {
+        address: service.address,
+        host: service.host,
+        port: service.port,
+        tls: 'auto',
+        timeoutMs: ctx.options.timeoutMs,
+        maxRedirects: ctx.options.maxRedirects,
+      },
+      { guard: ctx.guard, limiter: ctx.limiter },
+    ),
+  );
+  return { web: results.flatMap((r) => r.observations as WebObservation[]), errors: results.flatMap((r) => r.errors) };
+}
+
+async function inspectCertificates(ctx: StepContext, services: ServiceObservation[]): Promise<NonNullable<StepOutputs['tls']>> {
+  const results = await mapBounded(services, PROBE_CONCURRENCY, (service) =>
+    runStep(
+      'tls',
+      { address: service.address, host: service.host, port: service.port, timeoutMs: ctx.options.timeoutMs },
+      { guard: ctx.guard, limiter: ctx.limiter },
+    ),
+  );
+  return { certificates: results.flatMap((r) => r.observations as CertificateObservation[]), errors: results.flatMap((r) => r.errors) };
+}

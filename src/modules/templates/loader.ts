@@ -2,7 +2,7 @@ import type { AppDeps } from '../../context.js';
 import { parseTemplate, type NucleiTemplate } from '../../scanner/nuclei/index.js';
 import { sha256 } from './content.js';
 import { loadPack } from './pack.js';
-import type { RunnableTemplate } from './run.js';
+import type { RunnableTemplate } from '../../scanner/nuclei/run-on-web.js';
 import { effectiveEnabled, templatesOfWorkspaceWhere } from './service.js';
 
 /**

@@ -10,6 +10,12 @@ export interface BuiltinTool {
 
 /** The scan steps (and the template engine) as catalogue entries. Names are stable: they are API identifiers. */
 export const BUILTIN_TOOLS: readonly BuiltinTool[] = [
+  {
+    name: 'discovery',
+    category: 'subdomain_discovery',
+    description:
+      'Finds host names under domain targets: wordlist brute force with wildcard detection, certificate transparency, DNS records and zone transfers, permutations, and pivots from certificates, links and CNAMEs.',
+  },
   { name: 'dns', category: 'dns', description: 'Resolves host names to their A, AAAA and CNAME records; IP literals pass through.' },
   { name: 'ports', category: 'port_scanner', description: 'TCP connect scan of the chosen ports, with banner grabbing and service guesses.' },
   { name: 'http', category: 'http_probe', description: 'Probes web endpoints on open ports: status, title, headers, redirects and technologies.' },

@@ -93,6 +93,8 @@ export async function getToolApiKey(ctx: ServiceContext, toolId: string, workspa
 
 export interface AuthenticatedTool {
   keyId: string;
+  /** The key's shown prefix (ptk_…), never the secret: the audit log names the key by it. */
+  prefix: string;
   /** The workspace the key was made in: submissions land there and nowhere else. */
   workspaceId: string;
   tool: { id: string; name: string; builtin: boolean; enabled: boolean; workspaceId: string | null };
@@ -107,6 +109,7 @@ export async function authenticateToolKey(deps: AppDeps, apiKey: string | undefi
         select: {
           id: true,
           workspaceId: true,
+          prefix: true,
           revokedAt: true,
           lastUsedAt: true,
           tool: { select: { id: true, name: true, builtin: true, enabled: true, workspaceId: true } },
@@ -119,5 +122,5 @@ export async function authenticateToolKey(deps: AppDeps, apiKey: string | undefi
     // Best effort: an audit timestamp must never fail the request it describes.
     await deps.prisma.toolKey.update({ where: { id: record.id }, data: { lastUsedAt: new Date(now) } }).catch(() => undefined);
   }
-  return { keyId: record.id, workspaceId: record.workspaceId, tool: record.tool };
+  return { keyId: record.id, prefix: record.prefix, workspaceId: record.workspaceId, tool: record.tool };
 }

@@ -80,7 +80,12 @@ const submitHeaders = z.object({
 /** A tool's key instead of a user: checked before the input, so a call without a valid key gets 401. */
 const toolAuthenticated = procedure
   .meta({ access: 'toolKey' })
-  .use(async ({ ctx, next }) => next({ ctx: { tool: await keys.authenticateToolKey(ctx.svc.deps, keys.toolKeyFromHeaders(ctx.headers)) } }))
+  .use(async ({ ctx, next }) => {
+    const tool = await keys.authenticateToolKey(ctx.svc.deps, keys.toolKeyFromHeaders(ctx.headers));
+    // The audit log names the key (rest/audit-edge.ts reads it from the service context).
+    ctx.svc.toolKey = { id: tool.keyId, prefix: tool.prefix, workspaceId: tool.workspaceId };
+    return next({ ctx: { tool } });
+  })
   .use(inspectRequest);
 
 function toRotated({ apiKey, key }: Awaited<ReturnType<typeof keys.rotateToolApiKey>>) {

@@ -3,9 +3,11 @@ import { ForbiddenError, NotFoundError, ValidationError } from '../../errors.js'
 import { validate } from '../../validate.js';
 import type { FindingObservation } from '../../scanner/index.js';
 import { upsertAssets, type AssetInput } from '../assets/ingest.js';
+import { recordProvenance } from '../assets/discovery.js';
+import { publishChanges, trackChanges } from '../changes/record.js';
+import type { ChangeEventRecord } from '../changes/types.js';
 import { recordFindings } from '../vulnerabilities/ingest.js';
 import { targetScopeMatcher } from '../targets/service.js';
-import { publishWorkspaceEvents } from '../scans/events.js';
 import type { AuthenticatedTool } from './keys.js';
 import { effectiveEnabled } from './service.js';
 import { fromJsonItem, locate, locationOfAssetItem, parseNucleiLine, toObservation, type ReportedFinding, type ToolLocation } from './normalize.js';
@@ -176,35 +178,36 @@ export async function submitToolResults(ctx: ServiceContext, caller: Authenticat
   const scope = { workspaceId: workspace.id, targetId: null, scanId: null, autoEnable: workspace.isAutoEnableAssetAfterDiscovered, now: new Date() };
   const write = () =>
     ctx.deps.prisma.$transaction(async (tx) => {
+      const changes = trackChanges(tx);
       // One submission at a time per workspace: two tools reporting the same new asset would otherwise race
       // on its natural key.
       await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`tool-results:${workspace.id}`})::bigint)`;
       const covering = await targetScopeMatcher(tx, workspace.id);
       const assets = await upsertAssets(tx, scope, withTargets(parsed.assets, covering));
+      // Hosts a tool reported are in the inventory because of that tool: their provenance says so.
+      const imported = [...new Set(parsed.assets.filter(({ item }) => item.kind === 'host').map(({ item }) => assets.idByKey.get(item.key)))]
+        .filter((id): id is string => !!id)
+        .map((assetId) => ({ assetId, origin: { source: 'import' as const, from: source } }));
+      if (imported.length) await recordProvenance(tx, scope, imported);
       const recorded = parsed.findings.length
         ? await recordFindings(tx, scope, withTargets(parsed.findings, covering), assets.idByKey)
         : { opened: [], seen: [], reopened: [] };
-      return { assets, recorded };
+      return { assets, recorded, changes };
     }, TRANSACTION_OPTIONS);
   const nothing = {
     assets: { created: [], idByKey: new Map<string, string>() },
     recorded: { opened: [] as string[], seen: [] as string[], reopened: [] as string[] },
+    changes: [] as ChangeEventRecord[],
   };
   // A scan may create the same asset or finding (or a target may go) between our read and our insert: the
   // retry reads again.
-  const { assets, recorded } =
+  const { assets, recorded, changes } =
     !parsed.assets.length && !parsed.findings.length
       ? nothing
       : await write().catch((error: unknown) => (isRaceWithOtherWriter(error) ? write() : Promise.reject(error)));
 
-  publishWorkspaceEvents(
-    ctx.deps,
-    workspace.id,
-    'asset.discovered',
-    assets.created.map((asset) => asset.id),
-  );
-  publishWorkspaceEvents(ctx.deps, workspace.id, 'finding.opened', recorded.opened);
-  publishWorkspaceEvents(ctx.deps, workspace.id, 'finding.reopened', recorded.reopened);
+  // The same typed events as a scan's: written with the change, published after the commit.
+  publishChanges(ctx.deps, changes);
   const uniqueAssets = new Set(parsed.assets.map((asset) => asset.item.key)).size;
   return {
     toolId: caller.tool.id,

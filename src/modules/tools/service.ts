@@ -1,4 +1,4 @@
-import type { AppDeps, ServiceContext } from '../../context.js';
+import type { ServiceContext } from '../../context.js';
 import { groupBuiltinAndOwn } from '../builtin-or-own.js';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../errors.js';
 import { assertCan, isUuid, requireViewer } from '../../auth/authz.js';
@@ -188,7 +188,7 @@ export async function deleteTool(ctx: ServiceContext, workspaceId: string, id: s
  * Names of the built-in tools switched off for a workspace (instance-wide or by the workspace): scans skip
  * those steps. Read by the scans module; no caller check here, the scan was authorised when it started.
  */
-export async function disabledBuiltinTools(prisma: AppDeps['prisma'], workspaceId: string): Promise<Set<string>> {
+export async function disabledBuiltinTools(prisma: Pick<Prisma.TransactionClient, 'tool'>, workspaceId: string): Promise<Set<string>> {
   const tools = await prisma.tool.findMany({
     where: { builtin: true, workspaceId: null },
     select: { name: true, enabled: true, builtin: true, settings: { where: { workspaceId }, select: { enabled: true } } },

@@ -1,5 +1,7 @@
 import type { Prisma } from '../../db.js';
 import { findingFingerprint, type FindingObservation } from '../../scanner/index.js';
+import { recordChanges } from '../changes/record.js';
+import type { ChangeInput } from '../changes/types.js';
 
 type Tx = Prisma.TransactionClient;
 
@@ -41,8 +43,11 @@ export async function recordFindings(tx: Tx, scope: FindingScope, findings: Targ
   });
   const existingByFingerprint = new Map(existing.map((row) => [row.fingerprint, row]));
   const result: RecordedFindings = { opened: [], reopened: [], seen: [] };
+  const changes: ChangeInput[] = [];
   for (const [fingerprint, finding] of byFingerprint) {
     const assetId = assetIdByKey.get(finding.asset.key) ?? null;
+    const feed = { workspaceId: scope.workspaceId, at: scope.now, scanId: scope.scanId, targetId: scope.targetId, assetId };
+    const identity = { name: finding.name, severity: finding.severity, checkId: finding.checkId };
     const details = {
       name: finding.name,
       severity: finding.severity,
@@ -77,6 +82,7 @@ export async function recordFindings(tx: Tx, scope: FindingScope, findings: Targ
       });
       result.opened.push(row.id);
       idByFingerprint.set(fingerprint, row.id);
+      changes.push({ ...feed, type: 'finding.opened', findingId: row.id, data: identity });
       continue;
     }
     const reopen = known.status === 'fixed';
@@ -91,7 +97,9 @@ export async function recordFindings(tx: Tx, scope: FindingScope, findings: Targ
     });
     (reopen ? result.reopened : result.seen).push(known.id);
     idByFingerprint.set(fingerprint, known.id);
+    if (reopen) changes.push({ ...feed, type: 'finding.reopened', findingId: known.id, data: identity });
   }
+  await recordChanges(tx, changes);
   await linkFindingsToTargets(
     tx,
     [...linkedTargets].flatMap(([fingerprint, targetIds]) => [...targetIds].map((targetId) => ({ findingId: idByFingerprint.get(fingerprint)!, targetId }))),
@@ -138,14 +146,27 @@ export async function resolveUnseenFindings(
       checkId: { in: covered.checkIds },
       ...(scope.scanId ? { OR: [{ lastScanId: null }, { lastScanId: { not: scope.scanId } }] } : {}),
     },
-    select: { id: true, checkId: true, assetId: true },
+    select: { id: true, checkId: true, assetId: true, name: true, severity: true },
   });
-  const fixed = candidates.filter((finding) => !covered.erroredPairs.has(`${finding.checkId} ${finding.assetId}`)).map((finding) => finding.id);
-  for (const id of fixed) {
+  const fixed = candidates.filter((finding) => !covered.erroredPairs.has(`${finding.checkId} ${finding.assetId}`));
+  for (const { id } of fixed) {
     await tx.finding.update({
       where: { id },
       data: { status: 'fixed', fixedAt: scope.now, events: { create: { type: 'fixed', scanId: scope.scanId } } },
     });
   }
-  return fixed;
+  await recordChanges(
+    tx,
+    fixed.map((finding) => ({
+      type: 'finding.fixed' as const,
+      workspaceId: scope.workspaceId,
+      at: scope.now,
+      scanId: scope.scanId,
+      targetId: scope.targetId,
+      assetId: finding.assetId,
+      findingId: finding.id,
+      data: { name: finding.name, severity: finding.severity, checkId: finding.checkId },
+    })),
+  );
+  return fixed.map((finding) => finding.id);
 }

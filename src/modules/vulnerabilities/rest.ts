@@ -3,6 +3,9 @@ import { router } from '../../rest/trpc.js';
 import { requestHeaders, workspaceProcedure } from '../../rest/procedures.js';
 import { dateTime, idParam, pageSchema } from '../../rest/schemas.js';
 import * as findings from './service.js';
+import { exportFindingsInput } from '../exports/schemas.js';
+import { FINDINGS_EXPORT_DESCRIPTION, FINDINGS_EXPORT_DOWNLOAD } from '../exports/openapi.js';
+import { AppError } from '../../errors.js';
 import {
   DISMISS_REASONS,
   dismissFindingsInput,
@@ -129,6 +132,25 @@ export const vulnerabilitiesRest = router({
     .input(listFindingsInput)
     .output(pageSchema(findingSchema))
     .query(({ ctx, input }) => findings.listFindings(ctx.svc, ctx.workspaceId, input)),
+
+  // Served by the export route (modules/exports/route.ts) before the REST handler; declared here for the OpenAPI document.
+  export: workspaceProcedure
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/api/vulnerabilities/export',
+        tags,
+        summary: "Export the workspace's findings as CSV, JSON or SARIF 2.1.0 (streamed; the list's filters)",
+        description: FINDINGS_EXPORT_DESCRIPTION,
+        requestHeaders,
+      },
+      download: FINDINGS_EXPORT_DOWNLOAD,
+    })
+    .input(exportFindingsInput)
+    .output(z.array(findingSchema))
+    .query((): never => {
+      throw new AppError('INTERNAL', 'The export is served by its own route');
+    }),
 
   get: workspaceProcedure
     .meta({ openapi: { method: 'GET', path: '/api/vulnerabilities/{id}', tags, summary: 'Get one finding with its history', requestHeaders } })

@@ -4,7 +4,7 @@ import { assertCan, isUuid, requireViewer, visibleWorkspacesWhere } from '../../
 import type { Prisma, PrismaClient } from '../../db.js';
 import { validate } from '../../validate.js';
 import { escapeLike, pageEnvelope, pageWindow, prismaDirection, type Page } from '../../pagination.js';
-import { publishWorkspaceEvent } from '../workspaces/events.js';
+import { publishChanges, recordChanges, trackChanges } from '../changes/record.js';
 import { nodeIdOf } from '../../graphql/ids.js';
 import {
   dismissFindingsInput,
@@ -38,7 +38,7 @@ export interface FindingEventResponse {
 
 export type FindingDetailResponse = FindingResponse & { events: FindingEventResponse[] };
 
-function toFindingResponse(row: FindingRow): FindingResponse {
+export function toFindingResponse(row: FindingRow): FindingResponse {
   const { events: _events, ...finding } = row as FindingRow & { events?: unknown };
   return { ...finding, nodeId: nodeIdOf('Finding', finding.id) };
 }
@@ -143,6 +143,9 @@ interface TriageChange {
   data: Prisma.FindingUpdateManyMutationInput;
   event: 'dismissed' | 'reopened';
   comment: string | null;
+  /** The dismiss reason and the person's own comment, apart, for the change feed. */
+  reason?: string;
+  note?: string | null;
 }
 
 /**
@@ -154,7 +157,8 @@ async function triage(ctx: ServiceContext, workspaceId: string, ids: string[], c
   const viewer = requireViewer(ctx);
   await assertCan(ctx, 'finding:triage', { workspaceId });
   const unique = [...new Set(ids.map((id) => id.toLowerCase()))];
-  const { changed, rows } = await ctx.deps.prisma.$transaction(async (tx) => {
+  const { changed, rows, changes } = await ctx.deps.prisma.$transaction(async (tx) => {
+    const changes = trackChanges(tx);
     const present = await tx.finding.findMany({ where: { id: { in: unique }, workspaceId }, select: { id: true } });
     if (present.length !== unique.length) {
       const found = new Set(present.map((row) => row.id));
@@ -164,17 +168,27 @@ async function triage(ctx: ServiceContext, workspaceId: string, ids: string[], c
     const changed = await tx.finding.updateManyAndReturn({
       where: { id: { in: unique }, workspaceId, status: change.from },
       data: change.data,
-      select: { id: true },
+      select: { id: true, name: true, severity: true, checkId: true, assetId: true, targetId: true },
     });
     if (changed.length) {
       await tx.findingEvent.createMany({
         data: changed.map((row) => ({ findingId: row.id, type: change.event, actorId: viewer.id, comment: change.comment })),
       });
+      await recordChanges(
+        tx,
+        changed.map((row) => {
+          const base = { workspaceId, findingId: row.id, assetId: row.assetId, targetId: row.targetId };
+          const identity = { name: row.name, severity: row.severity, checkId: row.checkId, actorId: viewer.id };
+          return change.event === 'dismissed'
+            ? { ...base, type: 'finding.dismissed' as const, data: { ...identity, reason: change.reason ?? 'other', comment: change.note ?? null } }
+            : { ...base, type: 'finding.reopened' as const, data: { ...identity, comment: change.comment } };
+        }),
+      );
     }
     const rows = await tx.finding.findMany({ where: { id: { in: unique }, workspaceId } });
-    return { changed, rows };
+    return { changed, rows, changes };
   });
-  for (const row of changed) await publishWorkspaceEvent(ctx, workspaceId, `finding.${change.event}`, row.id);
+  publishChanges(ctx.deps, changes);
   const byId = new Map(rows.map((row) => [row.id, toFindingResponse(row)]));
   return { updated: changed.length, data: unique.map((id) => byId.get(id)!) };
 }
@@ -191,6 +205,8 @@ export async function dismissFindings(ctx: ServiceContext, workspaceId: string, 
     data: { status: 'dismissed', dismissReason: reason, dismissComment: comment || null, dismissedAt: new Date(), dismissedById: viewer.id },
     event: 'dismissed',
     comment: comment ? `${reason}: ${comment}` : reason,
+    reason,
+    note: comment || null,
   });
 }
 

@@ -1,4 +1,5 @@
 import { builder } from '../../graphql/builder.js';
+import type { WorkspaceEvent } from '../../pubsub.js';
 import { rechecked } from '../../graphql/live-access.js';
 import { can } from '../../auth/authz.js';
 import { decodeId, decodeQueryId, nodeIdOf, type NodeTypeName } from '../../graphql/ids.js';
@@ -198,7 +199,7 @@ builder.mutationFields((t) => ({
 /** Events name their entity by the id GraphQL gives it: the global id of a node, the UUID of anything else. */
 const NODE_OF_EVENT: Record<string, NodeTypeName> = { workspace: 'Workspace', target: 'Target', scan: 'Scan', asset: 'Asset', finding: 'Finding' };
 
-const WorkspaceEventRef = builder.objectRef<{ type: string; workspaceId: string; entityId: string; at: string }>('WorkspaceEvent').implement({
+export const WorkspaceEventRef = builder.objectRef<WorkspaceEvent>('WorkspaceEvent').implement({
   description: 'Something changed in a workspace; re-read what you show.',
   fields: (t) => ({
     type: t.exposeString('type'),

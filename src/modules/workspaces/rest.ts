@@ -5,6 +5,7 @@ import { dateTime, idOutput, idParam, pageSchema, uuidParam } from '../../rest/s
 import * as workspaces from './service.js';
 import * as members from './members.js';
 import { invitationProcedures } from './invitations-rest.js';
+import { discoverySettingsProcedures } from './discovery-settings-rest.js';
 import { addMemberInput, createWorkspaceInput, listWorkspacesInput, setArchivedInput, updateMemberInput, updateWorkspaceInput } from './schemas.js';
 
 const memberSchema = z
@@ -112,4 +113,5 @@ export const workspacesRest = router({
     .mutation(({ ctx, input: { id, ...body } }) => members.addMember(ctx.svc, id, body)),
 
   ...invitationProcedures,
+  ...discoverySettingsProcedures,
 });

@@ -1,7 +1,7 @@
 import type { ServiceContext } from '../../context.js';
 import { NotFoundError } from '../../errors.js';
 import { assertCan, isUuid, requireViewer, visibleWorkspacesWhere, workspaceRole } from '../../auth/authz.js';
-import type { Prisma } from '../../db.js';
+import type { Prisma, PrismaClient } from '../../db.js';
 import { validate } from '../../validate.js';
 import { escapeLike, pageEnvelope, type Page } from '../../pagination.js';
 import { publishWorkspaceEvent } from './events.js';
@@ -169,4 +169,13 @@ export async function findVisibleWorkspace<Q extends object>(ctx: ServiceContext
   const viewer = requireViewer(ctx);
   if (!isUuid(id)) return null;
   return ctx.deps.prisma.workspace.findFirst({ ...query, where: { id, ...visibleWorkspacesWhere(viewer) } });
+}
+
+/** The discovery switches, for the scans module (which decides whether a scan discovers and how it records hosts). */
+export async function discoveryFlagsOf(
+  prisma: PrismaClient | Prisma.TransactionClient,
+  workspaceId: string,
+): Promise<{ isAssetsDiscovery: boolean; isAutoEnableAssetAfterDiscovered: boolean }> {
+  const row = await prisma.workspace.findUnique({ where: { id: workspaceId }, select: { isAssetsDiscovery: true, isAutoEnableAssetAfterDiscovered: true } });
+  return row ?? { isAssetsDiscovery: false, isAutoEnableAssetAfterDiscovered: false };
 }
