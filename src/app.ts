@@ -26,6 +26,7 @@ import { LOGO_ROUTE } from './modules/system-configs/service.js';
 import { serveSystemLogo } from './modules/system-configs/logo-route.js';
 import { AGENT_STREAM_ROUTE, serveAgentStream } from './modules/agents/stream-route.js';
 import { createMcpEndpoint } from './modules/mcp/endpoint.js';
+import { isExportRoute, serveExport } from './modules/exports/route.js';
 
 export interface AppOptions {
   env: Env;
@@ -132,6 +133,8 @@ export async function createApp(options: AppOptions): Promise<App> {
     if (await mcp.handle(req, res, path)) return;
     // The assistant's reply as server-sent events: a stream, which the JSON-only REST handler cannot answer.
     if (path === AGENT_STREAM_ROUTE && req.method === 'POST') return serveAgentStream(await buildContext(toHeaders(req), req), req, res, env.BODY_LIMIT_BYTES);
+    // Exports are streamed, batch by batch: a body the JSON-only REST handler cannot write.
+    if (isExportRoute(path, req.method)) return serveExport(await buildContext(toHeaders(req), req), req, res, path);
     if (path.startsWith('/api/v1/')) return rest(req, res);
     if (graphiqlEnabled(env) && serveGraphiQLAssets(path, req, res)) return;
     if (path === '/graphql') return void (await yoga.handle(req, res, { req }));

@@ -33,6 +33,8 @@ export interface Viewer {
   role: 'admin' | 'user';
   /** How the caller proved who they are. */
   via: 'session' | 'api-token' | 'workspace-api-key';
+  /** The personal API token or workspace API key presented (id and shown prefix, never the secret): the audit log's actor. */
+  credential?: { id: string; prefix: string };
 }
 
 /** What every service function receives: who is asking, and this request's memo of workspace roles. */
@@ -51,6 +53,8 @@ export interface ServiceContext {
    * most this role. workspaceRole() answers null for every other workspace, so assertCan refuses them.
    */
   actsFor?: { workspaceId: string; maxRole: WorkspaceRole };
+  /** Set when the caller is a tool's API key (tool result submissions): the audit log's actor. */
+  toolKey?: { id: string; prefix: string; workspaceId: string };
 }
 
 export function createServiceContext(

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { resolve } from 'node:path';
 import { parseCidrList } from './scanner/scope.js';
+import { parseDnsServerList } from './scanner/dns-servers.js';
 
 /**
  * The one parsed configuration. Every setting comes from the environment and is validated at start:
@@ -20,6 +21,20 @@ const integer = (min: number, max?: number) =>
     .int()
     .min(min)
     .max(max ?? Number.MAX_SAFE_INTEGER);
+
+/** A comma-separated list (empty by default), parsed and checked by `parse`, whose error message is the variable's. */
+const commaList = (parse: (text: string) => string[], fallback: string) =>
+  z
+    .string()
+    .default('')
+    .transform((value, ctx) => {
+      try {
+        return parse(value);
+      } catch (error) {
+        ctx.addIssue({ code: 'custom', message: error instanceof Error ? error.message : fallback });
+        return z.NEVER;
+      }
+    });
 
 const postgresUrl = z.string().refine((value) => /^postgres(ql)?:\/\//.test(value), { message: 'must be a postgres:// or postgresql:// URL' });
 
@@ -47,19 +62,36 @@ const envSchema = z.object({
   QUEUE_SUPERVISE_SECONDS: integer(1, 3600).default(30),
   SCAN_STEP_TIMEOUT_SECONDS: integer(2, 86_400).default(900),
   SCAN_STEP_RETRIES: integer(0, 10).default(2),
-  SCAN_ALLOWED_NETWORKS: z
-    .string()
-    .default('')
-    .transform((value, ctx) => {
-      try {
-        return parseCidrList(value);
-      } catch (error) {
-        ctx.addIssue({ code: 'custom', message: error instanceof Error ? error.message : 'must be a comma-separated list of CIDRs' });
-        return z.NEVER;
-      }
-    }),
+  SCAN_ALLOWED_NETWORKS: commaList(parseCidrList, 'must be a comma-separated list of CIDRs'),
+  /** Webhook destinations allowed although a blocked range (loopback, private, link-local, metadata) contains them: CIDRs, comma-separated. */
+  WEBHOOK_ALLOWED_NETWORKS: commaList(parseCidrList, 'must be a comma-separated list of CIDRs'),
+  /** One webhook delivery attempt (connect, send, response headers); beyond it the attempt fails and is retried. */
+  WEBHOOK_TIMEOUT_MS: integer(100, 120_000).default(10_000),
+  /** Attempts per delivery (the first included) before it is marked failed. */
+  WEBHOOK_MAX_ATTEMPTS: integer(1, 20).default(8),
+  /** Backoff base: attempt n+1 waits base * 2^(n-1) seconds (10 s, 20 s, 40 s … ~21 min before the 8th). */
+  WEBHOOK_RETRY_BASE_SECONDS: integer(1, 3_600).default(10),
+  /** An endpoint is disabled after this many failed deliveries (attempts exhausted) in a row… */
+  WEBHOOK_DISABLE_AFTER_FAILURES: integer(1, 10_000).default(10),
+  /** …or once a delivery fails for good while it has been failing for this many hours without a success. */
+  WEBHOOK_DISABLE_AFTER_HOURS: integer(1, 8_760).default(72),
   SCAN_MAX_REQUESTS_PER_SECOND: integer(1, 10_000).default(100),
   SCAN_MAX_CONCURRENCY_PER_HOST: integer(1, 1_000).default(64),
+  /** Name servers for every DNS question of a scan (resolution, discovery, redirects): `ip`, `ip:port` or `[ipv6]:port`, comma-separated. Empty: the system's. */
+  SCAN_DNS_SERVERS: commaList(parseDnsServerList, 'must be a comma-separated list of name servers'),
+  /** Questions in flight per name server, across a scan's discovery. */
+  SCAN_DNS_CONCURRENCY: integer(1, 1_000).default(64),
+  /** Questions started per second per name server. */
+  SCAN_DNS_QUERIES_PER_SECOND: integer(1, 100_000).default(2_000),
+  /** Per DNS question attempt. */
+  SCAN_DNS_TIMEOUT_MS: integer(100, 30_000).default(2_000),
+  /** Port of a zone's authoritative servers for zone-transfer attempts (53; a test or lab may run them elsewhere). */
+  SCAN_DNS_AUTHORITATIVE_PORT: integer(1, 65_535).default(53),
+  /** Certificate-transparency search answering crt.sh's `?q=%.<domain>&output=json`; empty disables the source. */
+  DISCOVERY_CT_URL: z
+    .string()
+    .default('https://crt.sh/')
+    .refine((value) => value === '' || /^https?:\/\/[^\s]+$/.test(value), { message: 'must be an http(s) URL, or empty to disable certificate transparency' }),
   BODY_LIMIT_BYTES: integer(1024).default(1_048_576),
   STORAGE_DRIVER: z.enum(['local', 's3'], { message: 'must be local or s3' }).default('local'),
   S3_ENDPOINT: z
@@ -110,6 +142,8 @@ const envSchema = z.object({
       ctx.addIssue({ code: 'custom', message: 'must be true, false or a number of proxy hops (1-99)' });
       return z.NEVER;
     }),
+  /** Days an audit-log entry is kept; the workers' periodic cleanup removes older ones (src/modules/audit/retention.ts). */
+  AUDIT_RETENTION_DAYS: integer(1, 36_500).default(90),
   /** Sign-in attempts per account (e-mail) per AUTH_RATE_LIMIT_WINDOW_SECONDS, besides the per-address limit. */
   AUTH_ACCOUNT_RATE_LIMIT_MAX: integer(1).default(10),
   /** On SIGTERM: how long /ready answers 503 while requests are still served, before the listener closes (src/ops/drain.ts; the shutdown bound is this plus SHUTDOWN_TIMEOUT_MS). */
@@ -124,6 +158,10 @@ const envSchema = z.object({
   WS_MAX_CONNECTIONS_PER_CLIENT: integer(1, 10_000).default(50),
   /** Wall-clock budget of one template against one endpoint (matching and requests); beyond it the template is cut off with a warning. */
   TEMPLATE_BUDGET_MS: integer(100, 600_000).default(10_000),
+  /** Scan schedules: the shortest gap allowed between two ticks of a cron expression (a floor against scanning someone every minute). */
+  SCHEDULE_MIN_INTERVAL_SECONDS: integer(60, 31 * 86_400).default(300),
+  /** How often a process running workers looks for due schedules (tests use 1); a tick fires at most this late. */
+  SCHEDULE_TICK_SECONDS: integer(1, 3_600).default(30),
 });
 
 /** Settings that only make sense together. */

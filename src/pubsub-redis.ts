@@ -4,6 +4,10 @@ import type { Logger } from './logger.js';
 /** Events held while Redis is away; past this the oldest are dropped (subscribers re-read state anyway). */
 const MAX_HELD_EVENTS = 10_000;
 const FLUSH_BATCH = 500;
+/** The longest wait between two reconnection attempts of any process's Redis clients. */
+const RETRY_CEILING_MS = 2_000;
+/** After an outage, held events wait this long: every other process's subscriber has retried by then. */
+const RESUBSCRIBE_GRACE_MS = RETRY_CEILING_MS + 500;
 
 type Listener = ((event: CustomEvent) => void) | { handleEvent(event: CustomEvent): void };
 
@@ -23,7 +27,7 @@ export function createRedisEventTarget(url: string, log: Logger): RedisEventTarg
   const options: RedisOptions = {
     // Never give up reconnecting, and never fail a command for having waited: the outage is not the caller's.
     maxRetriesPerRequest: null,
-    retryStrategy: (attempt) => Math.min(attempt * 200, 2000),
+    retryStrategy: (attempt) => Math.min(attempt * 200, RETRY_CEILING_MS),
   };
   // Redis needs one connection to publish and a separate one in subscriber mode. The publisher has no
   // offline queue: while it is down, events wait in `held` (bounded, flushed in order) instead.
@@ -34,6 +38,8 @@ export function createRedisEventTarget(url: string, log: Logger): RedisEventTarg
   let dropped = 0;
   let flushing = false;
   let closed = false;
+  let resumeAt = 0;
+  let resumeTimer: NodeJS.Timeout | undefined;
 
   for (const [client, role] of [
     [publisher, 'publish'],
@@ -46,7 +52,13 @@ export function createRedisEventTarget(url: string, log: Logger): RedisEventTarg
       log.warn({ err: error, role }, 'Redis unreachable: live events are held until it is back');
     });
     client.on('ready', () => {
-      if (unreachable) log.info({ role }, 'Redis reachable again');
+      if (unreachable) {
+        log.info({ role }, 'Redis reachable again');
+        // Other processes' subscribers come back on their own retry schedule (at most RETRY_CEILING_MS apart):
+        // events held through the outage wait until they have had the time to subscribe again, or they would be
+        // published to nobody.
+        resumeAt = Date.now() + RESUBSCRIBE_GRACE_MS;
+      }
       unreachable = false;
       void flush();
     });
@@ -78,6 +90,15 @@ export function createRedisEventTarget(url: string, log: Logger): RedisEventTarg
   /** Sends held events once both connections are ready (the subscriber's renewed subscriptions first). */
   async function flush(): Promise<void> {
     if (flushing || closed || !held.length || publisher.status !== 'ready' || subscriber.status !== 'ready') return;
+    const wait = resumeAt - Date.now();
+    if (wait > 0) {
+      // Flushed once the grace is over (one timer, however many events arrive meanwhile).
+      resumeTimer ??= setTimeout(() => {
+        resumeTimer = undefined;
+        void flush();
+      }, wait + 10).unref();
+      return;
+    }
     flushing = true;
     try {
       // On reconnecting the subscriber re-sends its SUBSCRIBEs; a PING answered after them means they are in
@@ -151,6 +172,7 @@ export function createRedisEventTarget(url: string, log: Logger): RedisEventTarg
     health: () => (publisher.status === 'ready' && subscriber.status === 'ready' ? 'up' : 'down'),
     close: async () => {
       closed = true;
+      clearTimeout(resumeTimer);
       publisher.disconnect();
       subscriber.disconnect();
     },

@@ -12,6 +12,17 @@ export interface WorkspaceEvent {
   workspaceId: string;
   entityId: string;
   at: string;
+  /** Set when the event is a stored change of the change feed (src/modules/changes): the row as the feed lists it. */
+  change?: {
+    id: string;
+    type: string;
+    at: string;
+    assetId: string | null;
+    findingId: string | null;
+    scanId: string | null;
+    targetId: string | null;
+    data: unknown;
+  };
 }
 
 export interface ScanUpdate {

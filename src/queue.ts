@@ -35,6 +35,7 @@ export class JobQueue {
   private readonly boss: PgBoss;
   private started = false;
   private readonly definitions = new Map<string, QueueDefinition>();
+  private readonly stopHooks: (() => Promise<void>)[] = [];
 
   constructor(
     private readonly db: Database,
@@ -169,10 +170,16 @@ export class JobQueue {
     return this.boss.getJobById(name, id);
   }
 
+  /** Runs at stop() before the pollers stop: producers tied to the workers' lifetime (the schedule ticker) end first. */
+  onStop(hook: () => Promise<void>): void {
+    this.stopHooks.push(hook);
+  }
+
   /** Waits for running handlers up to `timeoutMs`, then stops polling. */
   async stop(timeoutMs: number): Promise<void> {
     if (!this.started) return;
     this.started = false;
+    await Promise.all(this.stopHooks.splice(0).map((hook) => hook()));
     await this.boss.stop({ graceful: true, wait: true, timeout: timeoutMs, close: false });
   }
 }

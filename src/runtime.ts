@@ -9,9 +9,11 @@ import { AttemptLimiter } from './auth/rate-limit.js';
 import { createSecretBox } from './crypto/secret-box.js';
 import type { AppDeps } from './context.js';
 import { defineQueues } from './workers.js';
+import { registerWebhookSink } from './modules/webhooks/delivery.js';
 import { ensureBuiltinTools } from './modules/tools/catalogue.js';
 import { ensureBuiltinTemplates } from './modules/templates/pack.js';
 import { closeBlobStore, createBlobStore } from './storage/index.js';
+import { stopAuditRetention } from './modules/audit/retention.js';
 
 export interface RuntimeOptions {
   env: Env;
@@ -72,11 +74,15 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     authLimiter: new AttemptLimiter(env.AUTH_RATE_LIMIT_MAX, env.AUTH_RATE_LIMIT_WINDOW_SECONDS * 1000),
     storage: createBlobStore(env),
   };
+  // Every process that writes change events queues their webhook deliveries, in the same transaction.
+  const unregisterWebhookSink = registerWebhookSink(deps);
   return {
     deps,
     redisHealth: pubsubHandle.health,
     close: async (timeoutMs = env.SHUTDOWN_TIMEOUT_MS) => {
       // Workers finish their current step (bounded), then events and the database go.
+      stopAuditRetention(deps);
+      unregisterWebhookSink();
       await queue.stop(Math.max(timeoutMs, 100));
       await pubsubHandle.close();
       closeBlobStore(deps.storage);

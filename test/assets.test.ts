@@ -137,6 +137,10 @@ describe('GET /api/assets', () => {
         lastScanId: null,
         firstSeenAt: '2026-01-02T00:00:00.000Z',
         lastSeenAt: '2026-01-06T00:00:00.000Z',
+        discovery: [],
+        references: [],
+        dismissed: false,
+        dismissedAt: null,
       },
     ]);
   });
@@ -211,7 +215,7 @@ describe('GET and PATCH /api/assets/{id}', () => {
     for (const [body, field] of [
       [{ enabled: 'false' }, 'enabled'],
       [{ enabled: null }, 'enabled'],
-      [{}, 'enabled'],
+      [{}, '(body)'],
       [{ enabled: true, value: 'x' }, 'value'],
     ] as const) {
       const response = await client.api('PATCH', `${BASE}/${assets.host.id}`, { as: owner, workspaceId, body });

@@ -115,7 +115,7 @@ describe('a workspace id that cannot exist', () => {
   });
 
   it('covers the scan routes', () => {
-    expect(scoped.filter((op) => op.path.startsWith('/api/scans')).length).toBe(6);
+    expect(scoped.filter((op) => op.path.startsWith('/api/scans')).length).toBe(7);
   });
 });
 

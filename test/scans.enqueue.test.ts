@@ -38,7 +38,12 @@ it('a scan leaves out the steps whose built-in tool the workspace switched off, 
   expect((await switchOff('tls')).status).toBe(200);
   const withoutTls = await client.api('POST', '/api/v1/api/scans', { as: owner, workspaceId: workspace.id, body: { targetId: target.body.id } });
   expect(withoutTls.status).toBe(201);
-  expect(withoutTls.body.steps.map((step: { name: string }) => step.name)).toEqual(['dns', 'ports', 'http', 'checks']);
+  // A domain target of a workspace that discovers assets (the default) starts with discovery and pivots after the probes.
+  expect(withoutTls.body.steps.map((step: { name: string }) => step.name)).toEqual(['discovery', 'dns', 'ports', 'http', 'pivot', 'checks']);
+
+  expect((await switchOff('discovery')).status).toBe(200);
+  const withoutDiscovery = await client.api('POST', '/api/v1/api/scans', { as: owner, workspaceId: workspace.id, body: { targetId: target.body.id } });
+  expect(withoutDiscovery.body.steps.map((step: { name: string }) => step.name)).toEqual(['dns', 'ports', 'http', 'checks']);
 
   expect((await switchOff('dns')).status).toBe(200);
   const nothingLeft = await client.api('POST', '/api/v1/api/scans', { as: owner, workspaceId: workspace.id, body: { targetId: target.body.id } });

@@ -512,7 +512,7 @@ describe('POST /vulnerabilities/scan (the default profile)', { timeout: SCAN_TES
 });
 
 describe('GraphQL startScan, and a workspace that does not auto-enable discoveries', { timeout: SCAN_TEST_TIMEOUT }, () => {
-  it('starts a scan with options, lists it on the target and the workspace, and stores new assets disabled', async () => {
+  it('starts a scan with options, lists it on the target and the workspace; what it probes on the target is enabled even without auto-enable', async () => {
     const owner = await client.signUp('Graph');
     const workspace = await client.createWorkspace(owner, { isAutoEnableAssetAfterDiscovered: false });
     const target = await addTarget(client, owner, workspace.id, '127.0.0.1');
@@ -553,9 +553,10 @@ describe('GraphQL startScan, and a workspace that does not auto-enable discoveri
     const done = await waitForScan(client, owner, workspace.id, scan.databaseId);
     expect(done.status).toBe('COMPLETED');
     const assets = await assetsOf(server, workspace.id);
+    // isAutoEnableAssetAfterDiscovered is about hosts discovery finds (test/discovery.scan.test.ts); the target's own are enabled.
     expect(assets.map((a) => [a.key, a.enabled])).toEqual([
-      ['host:127.0.0.1', false],
-      [`service:127.0.0.1:${ssh.port}/tcp`, false],
+      ['host:127.0.0.1', true],
+      [`service:127.0.0.1:${ssh.port}/tcp`, true],
     ]);
   });
 });

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import http from 'node:http';
 import https from 'node:https';
 import { loadPack, type PackTemplate } from '../src/modules/templates/pack.js';
-import { runTemplatesOnWeb, templateMatcher, TEMPLATE_OUTPUT_LIMITS, type TemplateScanResult } from '../src/modules/templates/run.js';
+import { runTemplatesOnWeb, templateMatcher, TEMPLATE_OUTPUT_LIMITS, type TemplateScanResult } from '../src/scanner/nuclei/run-on-web.js';
 import { parseTemplate } from '../src/scanner/nuclei/index.js';
 import { locate, parseNucleiLine, toObservation } from '../src/modules/tools/normalize.js';
 import { createScopeGuard, LOOPBACK_NETWORKS, type WebObservation } from '../src/scanner/index.js';

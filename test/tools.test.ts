@@ -19,7 +19,7 @@ let workspaceId: string;
 let otherWorkspaceId: string;
 
 const BASE = '/api/v1/api/tools';
-const BUILTINS = ['dns', 'ports', 'http', 'tls', 'checks', 'nuclei-templates'];
+const BUILTINS = ['discovery', 'dns', 'ports', 'http', 'tls', 'checks', 'nuclei-templates'];
 
 beforeAll(async () => {
   server = await startTestApp();
@@ -95,6 +95,7 @@ describe('catalogue', () => {
     const builtins = response.body.data.filter((tool: { builtin: boolean }) => tool.builtin);
     expect(builtins.map((tool: { name: string }) => tool.name)).toEqual(BUILTINS);
     expect(builtins.map((tool: { category: string }) => tool.category)).toEqual([
+      'subdomain_discovery',
       'dns',
       'port_scanner',
       'http_probe',
@@ -498,6 +499,11 @@ describe('results submission', () => {
       (row) => row.key,
     );
     expect(keys).toEqual(expect.arrayContaining(['host:mail.example.com', 'host:shop.example.com', 'web:http://shop.example.com:8080']));
+    // A host a tool reported is in the inventory because of that tool.
+    const mail = await client.api('GET', '/api/v1/api/assets?kind=host&source=import&search=mail.example.com', { as: owner, workspaceId });
+    expect(mail.body.data.map((asset: any) => [asset.value, asset.discovery.map((d: any) => [d.source, d.from])])).toEqual([
+      ['mail.example.com', [['import', 'json-tool']]],
+    ]);
     expect(await server.db.prisma.asset.count({ where: { workspaceId, key: 'service:10.0.0.9:6379/tcp' } })).toBe(1);
     const redis = await server.db.prisma.finding.findFirstOrThrow({ where: { workspaceId, checkId: 'open-redis' } });
     expect(redis).toMatchObject({

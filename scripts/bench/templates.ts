@@ -21,7 +21,7 @@ import type { AddressInfo } from 'node:net';
 import { availableParallelism, cpus, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { loadPack } from '../../src/modules/templates/pack.js';
-import { runTemplatesOnWeb, type TemplateScanResult } from '../../src/modules/templates/run.js';
+import { runTemplatesOnWeb, type TemplateScanResult } from '../../src/scanner/nuclei/run-on-web.js';
 import { parseTemplate, type NucleiTemplate } from '../../src/scanner/nuclei/index.js';
 import { createScopeGuard, LOOPBACK_NETWORKS, type ScopeGuard, type WebObservation } from '../../src/scanner/index.js';
 

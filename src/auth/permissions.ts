@@ -30,6 +30,8 @@ const OWNER_ONLY_ACTIONS = [
   'tool:manage',
   'template:manage',
   'mcp:manage',
+  'audit:read',
+  'webhook:manage',
 ] as const;
 
 export type WorkspaceAction = (typeof MEMBER_ACTIONS)[number] | (typeof OWNER_ONLY_ACTIONS)[number];

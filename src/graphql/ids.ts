@@ -9,7 +9,7 @@ import { ValidationError } from '../errors.js';
  * argument accepts either form for its type, through `decodeId`. Pure functions: REST response builders use
  * `nodeIdOf` without loading the schema.
  */
-export type NodeTypeName = 'Workspace' | 'Target' | 'Scan' | 'Asset' | 'Finding' | 'Conversation';
+export type NodeTypeName = 'Workspace' | 'Target' | 'Scan' | 'Asset' | 'Finding' | 'Conversation' | 'ScanSchedule';
 
 /** The global id of an object: what GraphQL's `id` returns and REST's `nodeId` carries. */
 export function nodeIdOf(typename: NodeTypeName, uuid: string): string {

@@ -5,6 +5,7 @@ import './errors.js';
 import './node.js';
 import '../modules/accounts/graphql.js';
 import '../modules/workspaces/graphql.js';
+import '../modules/workspaces/discovery-settings-graphql.js';
 import '../modules/targets/graphql.js';
 import '../modules/assets/graphql.js';
 import '../modules/vulnerabilities/graphql.js';
@@ -15,6 +16,10 @@ import '../modules/templates/graphql.js';
 import '../modules/agents/graphql.js';
 import '../modules/workspace-api-keys/graphql.js';
 import '../modules/mcp/graphql.js';
+import '../modules/schedules/graphql.js';
+import '../modules/webhooks/graphql.js';
+import '../modules/audit/graphql.js';
+import '../modules/changes/graphql.js';
 
 /** Every module's graphql.ts registers its types and fields on the builder; this builds the schema once. */
 export const schema = builder.toSchema();

@@ -6,6 +6,7 @@ import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
 import type { WebSocket } from 'ws';
 import type { ValidationContext } from 'graphql';
 import { schema } from './schema.js';
+import { auditMutations } from './audit-mutations.js';
 import type { AppDeps, ServiceContext } from '../context.js';
 import { AppError, ERROR_STATUS } from '../errors.js';
 import { graphiqlEnabled, renderLocalGraphiQL } from './graphiql.js';
@@ -114,7 +115,8 @@ const reportAsValidationError = {
 export function createGraphQLServer({ deps, buildContext, plugins }: GraphQLServerOptions): YogaServerInstance<YogaServerContext, ServiceContext> {
   const { env } = deps;
   return createYoga<YogaServerContext, ServiceContext>({
-    schema,
+    // Every mutation field executed leaves one audit entry (graphql/audit-mutations.ts).
+    schema: auditMutations(schema),
     graphqlEndpoint: '/graphql',
     landingPage: false,
     graphiql: graphiqlEnabled(env) ? { title: 'Perimeter GraphQL', subscriptionsProtocol: 'WS' } : false,

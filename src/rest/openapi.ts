@@ -83,6 +83,14 @@ function reviseOperation(method: string, path: string, operation: Operation, met
   const ok = operation.responses['200'];
   const revised: Record<string, Response> = {};
   if (ok) revised[String(success)] = { ...ok, description: success === 201 ? 'Created' : ok.description };
+  // A download (modules/exports/route.ts): the same 200 in every format it writes, as an attachment.
+  if (ok && meta.download) {
+    revised[String(success)] = {
+      description: meta.download.description,
+      headers: { 'Content-Disposition': { description: 'attachment; filename="perimeter-<workspace>-<what>-<YYYY-MM-DD>.<ext>"', schema: { type: 'string' } } },
+      content: { ...ok.content, ...meta.download.content },
+    };
+  }
   // The generator's defaults are not carried over: only what the operation itself declares.
   const declared = Object.keys(meta.openapi?.errorResponses ?? {}).map(Number);
   for (const status of errorStatuses(method, path, meta, declared)) {

@@ -12,6 +12,10 @@ import { templatesRest } from '../modules/templates/rest.js';
 import { agentsRest } from '../modules/agents/rest.js';
 import { workspaceApiKeysRest } from '../modules/workspace-api-keys/rest.js';
 import { mcpConfigsRest } from '../modules/mcp/rest.js';
+import { schedulesRest } from '../modules/schedules/rest.js';
+import { auditRest } from '../modules/audit/rest.js';
+import { changesRest } from '../modules/changes/rest.js';
+import { webhooksRest } from '../modules/webhooks/rest.js';
 
 /** Every REST procedure; each module contributes its own router. Order matters where paths overlap. */
 export const restRouter = router({
@@ -29,6 +33,10 @@ export const restRouter = router({
   templates: templatesRest,
   agents: agentsRest,
   mcpConfigs: mcpConfigsRest,
+  scanSchedules: schedulesRest,
+  audit: auditRest,
+  changes: changesRest,
+  webhooks: webhooksRest,
 });
 
 export type RestRouter = typeof restRouter;

@@ -3,6 +3,7 @@ import type { OpenApiMeta } from 'trpc-to-openapi';
 import type { ServiceContext } from '../context.js';
 import type { AppError } from '../errors.js';
 import { toErrorBody } from './error-body.js';
+import { auditRestWrite } from './audit-edge.js';
 
 export interface RestContext {
   svc: ServiceContext;
@@ -31,6 +32,11 @@ export type RestMeta = OpenApiMeta<{
   errors?: Partial<Record<409 | 429, string>>;
   /** Body fields whose text the service checks itself, NUL characters included, naming line and column. */
   textCheckedBy?: string[];
+  /**
+   * Served as a file download by a route of its own (the procedure only documents it): the media types its 200
+   * answers besides JSON, with their schemas, and the Content-Disposition header it sends.
+   */
+  download?: { description: string; content: Record<string, { schema: Record<string, unknown> }> };
 }>;
 
 const t = initTRPC
@@ -43,7 +49,20 @@ const t = initTRPC
   });
 
 export const router = t.router;
-/** The bare procedure: modules build on rest/procedures.ts instead, which puts the gates before the input. */
-export const procedure = t.procedure;
+/**
+ * Every mutation is audited here, outermost, so a write refused by a gate (401, 403) or by its input (400) is
+ * recorded with its error code as well as a successful one. Queries (reads) are not.
+ */
+const audited = t.middleware(async ({ ctx, type, path, meta, getRawInput, next }) => {
+  const result = await next();
+  if (type === 'mutation') {
+    const rawInput = await getRawInput().catch(() => undefined);
+    await auditRestWrite({ ctx, meta, path, rawInput, result: result.ok ? { ok: true, data: result.data } : { ok: false, error: result.error } });
+  }
+  return result;
+});
+
+/** The bare procedure (audited): modules build on rest/procedures.ts instead, which puts the gates before the input. */
+export const procedure = t.procedure.use(audited);
 export const middleware = t.middleware;
 export { TRPCError };

@@ -78,6 +78,8 @@ export async function startTestApp(
     // Tests sign up many users; the default (invite once an account exists) is tested in test/signup.test.ts.
     SIGNUP: 'open',
     SHUTDOWN_DRAIN_MS: '0',
+    // Tests never reach beyond loopback: no certificate-transparency service (a test starts its own and sets the URL).
+    DISCOVERY_CT_URL: '',
     ...(redisUrl ? { REDIS_URL: redisUrl } : {}),
     ...envOverrides,
   });

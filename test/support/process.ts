@@ -37,7 +37,8 @@ export interface ServerProcess {
 export function spawnServer(env: Record<string, string>): ServerProcess {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     cwd: projectRoot,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+    // No certificate-transparency service for spawned servers either: tests stay on loopback.
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', DISCOVERY_CT_URL: '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
     // Its own process group, so cleanup can kill anything it started.
     detached: true,

@@ -69,7 +69,14 @@ export async function revokeApiToken(ctx: ServiceContext, id: string) {
 export async function verifyApiToken(deps: AppDeps, token: string): Promise<Viewer | null> {
   const record = await deps.prisma.apiToken.findUnique({
     where: { tokenHash: hashBearerSecret(token) },
-    select: { id: true, revokedAt: true, expiresAt: true, lastUsedAt: true, user: { select: { id: true, name: true, email: true, image: true, role: true } } },
+    select: {
+      id: true,
+      prefix: true,
+      revokedAt: true,
+      expiresAt: true,
+      lastUsedAt: true,
+      user: { select: { id: true, name: true, email: true, image: true, role: true } },
+    },
   });
   const now = Date.now();
   if (!record || record.revokedAt || (record.expiresAt && record.expiresAt.getTime() <= now)) return null;
@@ -78,5 +85,13 @@ export async function verifyApiToken(deps: AppDeps, token: string): Promise<View
     await deps.prisma.apiToken.update({ where: { id: record.id }, data: { lastUsedAt: new Date(now) } }).catch(() => undefined);
   }
   const { user } = record;
-  return { id: user.id, name: user.name, email: user.email, image: user.image, role: user.role, via: 'api-token' };
+  return {
+    id: user.id,
+    name: user.name,
+    email: user.email,
+    image: user.image,
+    role: user.role,
+    via: 'api-token',
+    credential: { id: record.id, prefix: record.prefix },
+  };
 }

@@ -5,6 +5,7 @@ import { requireViewer, requireWorkspaceId } from '../../auth/authz.js';
 import { readJsonBody, sendError } from '../../rest/handler.js';
 import { sendMessage } from './send.js';
 import type { AgentStreamEvent } from './events.js';
+import { entityIdsOf, recordRequestWrite } from '../audit/record.js';
 
 /** POST /api/v1/api/agents/messages/stream. tRPC answers JSON only, hence a plain node handler beside the REST one. */
 export const AGENT_STREAM_ROUTE = '/api/v1/api/agents/messages/stream';
@@ -20,7 +21,18 @@ export async function serveAgentStream(ctx: ServiceContext, req: IncomingMessage
   let started = false;
   let heartbeat: NodeJS.Timeout | undefined;
   const open = () => !res.destroyed && !res.writableEnded;
+  // Served beside the REST handler, so audited here: the conversation and reply ids, and how the send ended.
+  let outcome = 'success';
+  let done: unknown;
+  let audited = false;
+  // Recorded before the response ends (an error answer included), so a client that reads the log next sees it.
+  const audit = async () => {
+    if (audited) return;
+    audited = true;
+    await recordRequestWrite(ctx, { surface: 'rest', operation: `POST /api/agents/messages/stream`, entityIds: entityIdsOf(done), outcome });
+  };
   const write = (event: AgentStreamEvent) => {
+    if (event.type === 'done') done = { conversationId: event.conversationId, messageId: event.messageId };
     if (!started) {
       started = true;
       res.writeHead(200, {
@@ -45,7 +57,9 @@ export async function serveAgentStream(ctx: ServiceContext, req: IncomingMessage
     const body = await readJsonBody(req, bodyLimit);
     await sendMessage(ctx, workspaceId, (body ?? {}) as never, write);
   } catch (error) {
+    outcome = error instanceof AppError ? error.code : 'INTERNAL';
     if (!started) {
+      await audit();
       if (error instanceof AppError) return sendError(res, errorBody(error));
       throw error;
     }
@@ -58,6 +72,7 @@ export async function serveAgentStream(ctx: ServiceContext, req: IncomingMessage
     });
   } finally {
     clearInterval(heartbeat);
+    await audit();
     if (started && open()) res.end();
   }
 }

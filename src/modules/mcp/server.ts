@@ -14,6 +14,7 @@ import { TARGET_SORT_FIELDS, TARGET_TYPES } from '../targets/schemas.js';
 import { ASSET_KINDS, ASSET_SORT_FIELDS } from '../assets/schemas.js';
 import { FINDING_SORT_FIELDS, FINDING_STATUS_FILTERS, SEVERITIES } from '../vulnerabilities/schemas.js';
 import { SCAN_STATUSES } from '../scans/schemas.js';
+import { entityIdsOf, recordRequestWrite } from '../audit/record.js';
 
 /** Lists an agent reads are kept small: its context window is the budget. */
 export const MCP_MAX_PAGE_SIZE = 50;
@@ -47,10 +48,15 @@ export function buildMcpServer(contextFor: () => ServiceContext, log: Logger): M
   function tool<S extends z.ZodRawShape>(name: string, description: string, shape: S, readOnly: boolean, run: Run<z.infer<z.ZodObject<S>>>) {
     const handler = async (args: z.infer<z.ZodObject<S>>): Promise<CallToolResult> => {
       const ctx = contextFor();
+      // A tool that writes leaves one audit entry, with the key as actor; reading tools leave none.
+      const audit = (outcome: string, result?: unknown) =>
+        readOnly ? undefined : recordRequestWrite(ctx, { surface: 'mcp', operation: `mcp ${name}`, entityIds: entityIdsOf(args, result), outcome });
       try {
         const result = await run(ctx, ctx.workspaceId!, args);
+        await audit('success', result);
         return { content: [{ type: 'text', text: JSON.stringify(result) }] };
       } catch (error) {
+        await audit(error instanceof AppError ? error.code : 'INTERNAL');
         // Expected failures (not found, invalid input, forbidden) are answers the model can act on.
         if (error instanceof AppError) return { isError: true, content: [{ type: 'text', text: `${error.code}: ${error.message}` }] };
         log.error({ err: error, tool: name, reqId: ctx.requestId }, 'MCP tool failed');

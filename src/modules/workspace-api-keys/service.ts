@@ -182,7 +182,7 @@ export async function authenticateWorkspaceApiKey(deps: AppDeps, apiKey: string 
   const record = apiKey.startsWith(WORKSPACE_KEY_PREFIX)
     ? await deps.prisma.workspaceApiKey.findUnique({
         where: { keyHash: hashBearerSecret(apiKey) },
-        select: { id: true, workspaceId: true, createdById: true, revokedAt: true, lastUsedAt: true },
+        select: { id: true, workspaceId: true, prefix: true, createdById: true, revokedAt: true, lastUsedAt: true },
       })
     : null;
   if (!record || record.revokedAt) throw new UnauthenticatedError('The workspace API key is not valid (unknown, revoked or replaced by a rotation)');
@@ -200,7 +200,15 @@ export async function authenticateWorkspaceApiKey(deps: AppDeps, apiKey: string 
   }
   const { user } = membership;
   // Never an administrator through a key, whatever its maker is.
-  const viewer: Viewer = { id: user.id, name: user.name, email: user.email, image: user.image, role: 'user', via: 'workspace-api-key' };
+  const viewer: Viewer = {
+    id: user.id,
+    name: user.name,
+    email: user.email,
+    image: user.image,
+    role: 'user',
+    via: 'workspace-api-key',
+    credential: { id: record.id, prefix: record.prefix },
+  };
   return { keyId: record.id, workspaceId: record.workspaceId, viewer };
 }
 
