@@ -124,11 +124,44 @@ export class JobQueue {
     return this.boss.send(name, data, { ...options, db: { executeSql } });
   }
 
-  /** Starts `concurrency` pollers for the queue; each takes one job at a time. */
-  async work<T extends object>(name: string, concurrency: number, handler: JobHandler<T>): Promise<void> {
+  /** Enqueues many jobs in one statement (one round trip, however many); with `tx`, in that transaction. */
+  async sendMany<T extends object>(name: string, data: readonly T[], tx?: SqlRunner): Promise<void> {
+    if (!data.length) return;
+    const jobs = data.map((item) => ({ name, data: item }));
+    if (!tx) return this.boss.insert(jobs);
+    const executeSql = async (text: string, values: unknown[]) => ({ rows: await tx.$queryRawUnsafe<unknown[]>(text, ...values) });
+    await this.boss.insert(jobs, { db: { executeSql } });
+  }
+
+  /**
+   * Starts `concurrency` pollers for the queue. Each takes up to `batchSize` jobs at a time and runs them
+   * side by side; a job whose handler throws is failed on its own (retries and the dead letter apply to it
+   * alone) and the rest complete. A poller that just finished asks again at once: pg-boss otherwise sleeps out
+   * its polling interval after every fetch, which caps a poller at two fetches a second however short the jobs
+   * are (a webhook delivery is a few milliseconds).
+   */
+  async work<T extends object>(name: string, concurrency: number, handler: JobHandler<T>, options: { batchSize?: number } = {}): Promise<void> {
+    const batchSize = options.batchSize ?? 1;
     for (let i = 0; i < concurrency; i++) {
-      await this.boss.work<T>(name, { batchSize: 1, pollingIntervalSeconds: 0.5, includeMetadata: true }, async ([job]) => {
-        if (job) await handler(job.data, { id: job.id, attempt: job.retryCount });
+      let workerId = '';
+      workerId = await this.boss.work<T>(name, { batchSize, pollingIntervalSeconds: 0.5, includeMetadata: true }, async (jobs) => {
+        if (!jobs.length) return;
+        try {
+          if (jobs.length === 1) {
+            const [job] = jobs;
+            await handler(job!.data, { id: job!.id, attempt: job!.retryCount });
+            return;
+          }
+          const outcomes = await Promise.allSettled(jobs.map((job) => handler(job.data, { id: job.id, attempt: job.retryCount })));
+          // pg-boss completes the batch's jobs that are still active once this returns: fail the others first.
+          for (const [index, outcome] of outcomes.entries()) {
+            if (outcome.status === 'fulfilled') continue;
+            const reason = outcome.reason as Error;
+            await this.boss.fail(name, jobs[index]!.id, { message: reason?.message ?? String(reason) });
+          }
+        } finally {
+          this.boss.notifyWorker(workerId);
+        }
       });
     }
   }

@@ -5,7 +5,13 @@ import { defineScanQueues, SCAN_STEP_DEAD_QUEUE, SCAN_STEP_QUEUE, type ScanStepJ
 import { createScanRunner } from './modules/scans/pipeline.js';
 import { startScheduleTicker } from './modules/schedules/ticker.js';
 import { startAuditRetention } from './modules/audit/retention.js';
-import { defineWebhookQueues, runDeliveryAttempt, WEBHOOK_DELIVERY_QUEUE, type WebhookDeliveryJob } from './modules/webhooks/delivery.js';
+import {
+  defineWebhookQueues,
+  runDeliveryAttempt,
+  WEBHOOK_DELIVERY_BATCH,
+  WEBHOOK_DELIVERY_QUEUE,
+  type WebhookDeliveryJob,
+} from './modules/webhooks/delivery.js';
 
 /** Every queue the application uses; defined before the queue starts (API servers send, workers consume). */
 export function defineQueues(queue: JobQueue, env: Env): void {
@@ -19,7 +25,10 @@ export async function startWorkers(deps: AppDeps): Promise<void> {
   await deps.queue.work<ScanStepJob>(SCAN_STEP_QUEUE, deps.env.WORKER_CONCURRENCY, (job, meta) => runner.runStep(job, meta.attempt));
   await deps.queue.work<ScanStepJob>(SCAN_STEP_DEAD_QUEUE, 1, (job) => runner.giveUp(job));
   // Webhook deliveries: one attempt per job (delivery.ts queues the retries).
-  await deps.queue.work<WebhookDeliveryJob>(WEBHOOK_DELIVERY_QUEUE, deps.env.WORKER_CONCURRENCY, (job) => runDeliveryAttempt(deps, job));
+  // Deliveries mostly wait on the receiver: each poller runs a batch of them side by side.
+  await deps.queue.work<WebhookDeliveryJob>(WEBHOOK_DELIVERY_QUEUE, deps.env.WORKER_CONCURRENCY, (job) => runDeliveryAttempt(deps, job), {
+    batchSize: WEBHOOK_DELIVERY_BATCH,
+  });
   // Scan schedules fire from every process that runs workers; they stop with the queue.
   const ticker = startScheduleTicker(deps);
   deps.queue.onStop(() => ticker.stop());

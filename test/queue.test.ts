@@ -15,6 +15,7 @@ let ownerId: string;
 const suffix = randomBytes(4).toString('hex');
 const TX_QUEUE = `test-tx-${suffix}`;
 const RETRY_QUEUE = `test-retry-${suffix}`;
+const BATCH_QUEUE = `test-batch-${suffix}`;
 
 const delivered: { workspaceId: string; label: string }[] = [];
 const attempts = new Map<string, number[]>();
@@ -25,6 +26,7 @@ beforeAll(async () => {
   queue = new JobQueue(server.db, createLogger('silent'));
   queue.define({ name: TX_QUEUE, expireInSeconds: 30, retryLimit: 0 });
   queue.define({ name: RETRY_QUEUE, expireInSeconds: 30, retryLimit: 2, retryDelay: 0 });
+  queue.define({ name: BATCH_QUEUE, expireInSeconds: 30, retryLimit: 1, retryDelay: 0 });
   await queue.start();
   await queue.work<{ workspaceId: string; label: string }>(TX_QUEUE, 1, async (data) => {
     delivered.push(data);
@@ -35,6 +37,17 @@ beforeAll(async () => {
     attempts.set(data.key, seen);
     if (seen.length <= data.failures) throw new Error(`attempt ${seen.length} fails on purpose`);
   });
+  await queue.work<{ key: string; failures: number }>(
+    BATCH_QUEUE,
+    1,
+    async (data, job) => {
+      const seen = attempts.get(data.key) ?? [];
+      seen.push(job.attempt);
+      attempts.set(data.key, seen);
+      if (seen.length <= data.failures) throw new Error(`attempt ${seen.length} fails on purpose`);
+    },
+    { batchSize: 8 },
+  );
 });
 afterAll(async () => {
   await queue?.stop(5000);
@@ -90,6 +103,33 @@ describe('JobQueue', () => {
     expect(attempts.get(key)).toEqual([0, 1, 2]);
     const job = await queue.getJob(RETRY_QUEUE, jobId!);
     expect(job).toMatchObject({ state: 'completed', retryCount: 2, retryLimit: 2 });
+  });
+
+  it('in a batch, a failing job is retried (then failed) on its own while the others complete once', async () => {
+    const keys = Array.from({ length: 6 }, (_, i) => `batch-${suffix}-${i}`);
+    const ids: string[] = [];
+    // Sent in one statement, so one fetch sees them all together.
+    await queue.sendMany(
+      BATCH_QUEUE,
+      keys.map((key, i) => ({ key, failures: i === 2 ? 99 : 0 })),
+    );
+    for (const key of keys) await waitFor(() => attempts.has(key), { timeoutMs: 15_000, what: `job ${key} to run` });
+    await waitFor(() => (attempts.get(keys[2]!)?.length ?? 0) === 2, { timeoutMs: 15_000, what: 'the failing job to be retried once' });
+    const rows = (await server.db.sql.query(`SELECT id, state, data->>'key' AS key FROM pgboss.job WHERE name = $1`, [BATCH_QUEUE])) as {
+      rows: { id: string; state: string; key: string }[];
+    };
+    for (const row of rows.rows) ids.push(row.id);
+    await waitFor(async () => (await jobState(BATCH_QUEUE, rows.rows.find((row) => row.key === keys[2])!.id)) === 'failed', {
+      timeoutMs: 15_000,
+      what: 'the failing job to end failed',
+    });
+    for (const row of rows.rows) {
+      if (row.key === keys[2]) continue;
+      expect(await jobState(BATCH_QUEUE, row.id)).toBe('completed');
+      expect(attempts.get(row.key)).toEqual([0]);
+    }
+    expect(attempts.get(keys[2]!)).toEqual([0, 1]);
+    expect(ids).toHaveLength(6);
   });
 
   it('a job that keeps failing past retryLimit ends failed', async () => {

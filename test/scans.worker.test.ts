@@ -1,12 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { redisUrl, startTestApp, usingPostgres, type TestApp } from './support/app.js';
 import { clientFor, type TestUser } from './support/client.js';
-import { projectRoot } from './support/process.js';
+import { workerProcesses } from './support/process.js';
 import { waitFor } from './support/wait.js';
 import { wsClientFor, type WsClient } from './support/ws.js';
 import { addTarget, globalId, SCAN_UPDATED, startScan, stepOf, waitForScan } from './support/scans.js';
@@ -27,54 +23,8 @@ const SCAN_ENV = {
   QUEUE_SUPERVISE_SECONDS: '1',
 };
 
-interface Worker {
-  child: ChildProcess;
-  output: () => string;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-}
-
-const workers: Worker[] = [];
-const dataDirs: string[] = [];
-
-/** `node --import tsx src/worker.ts` with exactly the settings a deployment would give it. */
-function spawnWorker(databaseUrl: string): Worker {
-  const dataDir = mkdtempSync(join(tmpdir(), 'perimeter-worker-'));
-  dataDirs.push(dataDir);
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/worker.ts'], {
-    cwd: projectRoot,
-    env: {
-      PATH: process.env.PATH ?? '',
-      HOME: process.env.HOME ?? '',
-      NODE_ENV: 'test',
-      LOG_LEVEL: 'info',
-      DATA_DIR: dataDir,
-      DATABASE_URL: databaseUrl,
-      REDIS_URL: REDIS,
-      AUTH_SECRET,
-      WORKER_CONCURRENCY: '2',
-      ...SCAN_ENV,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
-    child.once('exit', (code, signal) => resolve({ code, signal }));
-  });
-  const worker = { child, output: () => output, exited };
-  workers.push(worker);
-  return worker;
-}
-
-async function ready(worker: Worker): Promise<void> {
-  await waitFor(() => worker.output().includes('worker ready') || worker.child.exitCode !== null, {
-    timeoutMs: 60_000,
-    intervalMs: 50,
-    what: 'the worker to start',
-  });
-  if (!worker.output().includes('worker ready')) throw new Error(`worker exited early:\n${worker.output()}`);
-}
+const workers = workerProcesses();
+const WORKER_ENV = (databaseUrl: string) => ({ DATABASE_URL: databaseUrl, REDIS_URL: REDIS, AUTH_SECRET, WORKER_CONCURRENCY: '2', ...SCAN_ENV });
 
 const describeWithPostgres = usingPostgres ? describe : describe.skip;
 if (!usingPostgres) {
@@ -110,12 +60,10 @@ describeWithPostgres('standalone workers (PostgreSQL + Redis; skipped without TE
   });
 
   afterAll(async () => {
-    for (const worker of workers) if (worker.child.exitCode === null && worker.child.signalCode === null) worker.child.kill('SIGKILL');
-    await Promise.all(workers.map((worker) => worker.exited));
+    await workers.stop();
     await Promise.all(sockets.map((ws) => ws.dispose()));
     await server?.stop();
     await site?.close();
-    for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });
   });
 
   it('a worker killed mid-step: another worker takes the step over and the scan completes once, watched live on the API', async () => {
@@ -124,8 +72,8 @@ describeWithPostgres('standalone workers (PostgreSQL + Redis; skipped without TE
     const workspaceId = (await client.createWorkspace(owner)).id;
     const target = await addTarget(client, owner, workspaceId, '127.0.0.1');
 
-    const first = spawnWorker(server.databaseUrl!);
-    await ready(first);
+    const first = workers.spawn(WORKER_ENV(server.databaseUrl!));
+    await workers.ready(first);
     const started = await startScan(client, owner, workspaceId, target.id, { ports: String(site.port), timeoutMs: 25_000 });
 
     // The first worker is inside the http step, its request hanging on the site.
@@ -145,8 +93,8 @@ describeWithPostgres('standalone workers (PostgreSQL + Redis; skipped without TE
     first.child.kill('SIGKILL');
     expect(await first.exited).toEqual({ code: null, signal: 'SIGKILL' });
     stall.enabled = false;
-    const second = spawnWorker(server.databaseUrl!);
-    await ready(second);
+    const second = workers.spawn(WORKER_ENV(server.databaseUrl!));
+    await workers.ready(second);
 
     const done = await waitForScan(client, owner, workspaceId, started.id, { timeoutMs: 90_000, what: 'the scan to complete on the second worker' });
     expect(done).toMatchObject({ status: 'COMPLETED', error: null, progress: { stepsDone: 5, stepsTotal: 5 } });

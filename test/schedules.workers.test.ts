@@ -1,11 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { startTestApp, usingPostgres, type TestApp } from './support/app.js';
 import { clientFor } from './support/client.js';
-import { projectRoot } from './support/process.js';
+import { workerProcesses, type WorkerProcess } from './support/process.js';
 import { addTarget } from './support/scans.js';
 import { waitFor } from './support/wait.js';
 
@@ -15,58 +11,14 @@ import { waitFor } from './support/wait.js';
  * the two race. PGlite lives inside one process, so this needs TEST_DATABASE_URL.
  */
 
-const AUTH_SECRET = 'test-secret-that-is-long-enough-0123456789';
 const BASE = '/api/v1/api/scan-schedules';
 const SCHEDULES = 6;
 
-interface Worker {
-  child: ChildProcess;
-  output: () => string;
-  exited: Promise<unknown>;
-}
-
-const workers: Worker[] = [];
-const dataDirs: string[] = [];
-
-function spawnWorker(databaseUrl: string): Worker {
-  const dataDir = mkdtempSync(join(tmpdir(), 'perimeter-worker-'));
-  dataDirs.push(dataDir);
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/worker.ts'], {
-    cwd: projectRoot,
-    env: {
-      PATH: process.env.PATH ?? '',
-      HOME: process.env.HOME ?? '',
-      NODE_ENV: 'test',
-      LOG_LEVEL: 'info',
-      DATA_DIR: dataDir,
-      DATABASE_URL: databaseUrl,
-      AUTH_SECRET,
-      DISCOVERY_CT_URL: '',
-      SCAN_ALLOWED_NETWORKS: '127.0.0.0/8',
-      SCHEDULE_TICK_SECONDS: '1',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  const worker = { child, output: () => output, exited };
-  workers.push(worker);
-  return worker;
-}
-
-async function ready(worker: Worker): Promise<void> {
-  await waitFor(() => worker.output().includes('worker ready') || worker.child.exitCode !== null, {
-    timeoutMs: 60_000,
-    intervalMs: 50,
-    what: 'the worker to start',
-  });
-  if (!worker.output().includes('worker ready')) throw new Error(`worker exited early:\n${worker.output()}`);
-}
+const workers = workerProcesses();
+const WORKER_ENV = (databaseUrl: string) => ({ DATABASE_URL: databaseUrl, SCAN_ALLOWED_NETWORKS: '127.0.0.0/8', SCHEDULE_TICK_SECONDS: '1' });
 
 /** Log lines of a worker that say it fired a schedule. */
-function firings(worker: Worker): number {
+function firings(worker: WorkerProcess): number {
   return worker
     .output()
     .split('\n')
@@ -83,10 +35,8 @@ describe('schedules across two worker processes (PostgreSQL)', { timeout: 180_00
   });
 
   afterAll(async () => {
-    for (const worker of workers) if (worker.child.exitCode === null && worker.child.signalCode === null) worker.child.kill('SIGKILL');
-    await Promise.all(workers.map((worker) => worker.exited));
+    await workers.stop();
     await server?.stop();
-    for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });
   });
 
   it.skipIf(!usingPostgres)('each due schedule fires exactly once per tick, whichever worker claims it', async () => {
@@ -105,8 +55,8 @@ describe('schedules across two worker processes (PostgreSQL)', { timeout: 180_00
       expect(response.status).toBe(201);
       scheduleIds.push(response.body.id);
     }
-    const pair = [spawnWorker(app.databaseUrl!), spawnWorker(app.databaseUrl!)];
-    await Promise.all(pair.map(ready));
+    const pair = [workers.spawn(WORKER_ENV(app.databaseUrl!)), workers.spawn(WORKER_ENV(app.databaseUrl!))];
+    await Promise.all(pair.map((worker) => workers.ready(worker)));
     const prisma = app.db.prisma;
     const runCount = () => prisma.scanScheduleRun.count({ where: { scheduleId: { in: scheduleIds } } });
 

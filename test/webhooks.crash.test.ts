@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
-import { usingPostgres, type TestApp } from './support/app.js';
+import { createTestDatabase, usingPostgres, type TestApp, type TestDatabase } from './support/app.js';
 import { clientFor, type TestUser } from './support/client.js';
 import { freePort, spawnServer, type ServerProcess } from './support/process.js';
 import { waitFor } from './support/wait.js';
@@ -12,14 +12,13 @@ import { addTarget, startScan, waitForScan } from './support/scans.js';
 
 /**
  * A server SIGKILLed while a webhook attempt is in flight (the receiver holds the request open) loses nothing:
- * started again on the same embedded database, the delivery's job is put back and sent again with the same
- * webhook-id, and the receiver then gets it. (Embedded database only: one process owns it, so its active jobs
- * at start were the dead process's; on PostgreSQL the job's lease brings it back instead.)
+ * once a server runs again on the same database, the delivery's job comes back and is sent again with the same
+ * webhook-id, and the receiver then gets it. On the embedded database the restarted server puts the dead
+ * process's active jobs back at start (one process owns it); on PostgreSQL the job's lease (the attempt timeout
+ * plus 30 s) runs out and the queue's supervisor retries it.
  */
 
-const describeOnPglite = usingPostgres ? describe.skip : describe;
-
-describeOnPglite('a server killed mid-delivery', { timeout: 240_000 }, () => {
+describe(`a server killed mid-delivery (${usingPostgres ? 'PostgreSQL' : 'embedded database'})`, { timeout: 240_000 }, () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'perimeter-hook-crash-'));
   const processes: ServerProcess[] = [];
   const requests: { headers: http.IncomingHttpHeaders; body: string }[] = [];
@@ -27,8 +26,11 @@ describeOnPglite('a server killed mid-delivery', { timeout: 240_000 }, () => {
   let receiver: http.Server;
   let receiverUrl: string;
   let port: number;
+  let database: TestDatabase | undefined;
 
   beforeAll(async () => {
+    // PostgreSQL: a fresh database both server processes share (the embedded one lives in DATA_DIR).
+    if (usingPostgres) database = await createTestDatabase();
     // While the gate is shut, a delivery is read and never answered: the attempt is in flight when the server dies.
     receiver = http.createServer((req, res) => {
       const chunks: Buffer[] = [];
@@ -49,6 +51,8 @@ describeOnPglite('a server killed mid-delivery', { timeout: 240_000 }, () => {
     receiver.closeAllConnections();
     await new Promise<void>((resolve) => receiver.close(() => resolve()));
     rmSync(dataDir, { recursive: true, force: true });
+    await database?.db.close();
+    await database?.dispose();
   });
 
   async function startServer(): Promise<ServerProcess> {
@@ -61,9 +65,12 @@ describeOnPglite('a server killed mid-delivery', { timeout: 240_000 }, () => {
       AUTH_SECRET: 'test-secret-that-is-long-enough-0123456789',
       SCAN_ALLOWED_NETWORKS: '127.0.0.0/8',
       WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8',
-      // Long enough that only the restart, not a timeout, can bring the attempt back within the test.
-      WEBHOOK_TIMEOUT_MS: '120000',
+      // The first attempt never ends on its own before the kill; the lease it implies (5 + 30 s) is what brings
+      // the job back on PostgreSQL, checked every second.
+      WEBHOOK_TIMEOUT_MS: '5000',
+      QUEUE_SUPERVISE_SECONDS: '1',
       SHUTDOWN_DRAIN_MS: '0',
+      ...(database?.url ? { DATABASE_URL: database.url } : {}),
     });
     processes.push(server);
     await waitFor(
@@ -100,7 +107,7 @@ describeOnPglite('a server killed mid-delivery', { timeout: 240_000 }, () => {
         const page = await client.api('GET', `/api/v1/api/webhooks/${hook.body.id}/deliveries`, { as: owner, workspaceId });
         return page.body.data?.[0]?.status === 'delivered' ? page.body : null;
       },
-      { timeoutMs: 60_000, what: 'the interrupted delivery to be delivered after the restart' },
+      { timeoutMs: 120_000, what: 'the interrupted delivery to be delivered after the restart' },
     );
     expect(log.total).toBe(1);
     expect(log.data[0]).toMatchObject({ eventType: 'scan.completed', lastStatusCode: 204 });

@@ -1,7 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { dirname, resolve } from 'node:path';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { waitFor } from './wait.js';
 
 export const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -67,4 +70,66 @@ export function programStderr(stderr: string): string {
     .split('\n')
     .filter((line) => line.trim() !== '' && !line.startsWith('npm warn'))
     .join('\n');
+}
+
+export interface WorkerProcess {
+  child: ChildProcess;
+  /** stdout and stderr together (the worker logs JSON lines). */
+  output: () => string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+const TEST_AUTH_SECRET = 'test-secret-that-is-long-enough-0123456789';
+
+/**
+ * Standalone workers (`node --import tsx src/worker.ts`) with the settings a deployment would give one: exactly
+ * `env` over a test baseline (own DATA_DIR, info logs, no certificate-transparency service), nothing inherited.
+ * `stop()` SIGKILLs what is still running and removes the data directories.
+ */
+export function workerProcesses() {
+  const started: WorkerProcess[] = [];
+  const dataDirs: string[] = [];
+  return {
+    spawn(env: Record<string, string>): WorkerProcess {
+      const dataDir = mkdtempSync(join(tmpdir(), 'perimeter-worker-'));
+      dataDirs.push(dataDir);
+      const child = spawn(process.execPath, ['--import', 'tsx', 'src/worker.ts'], {
+        cwd: projectRoot,
+        env: {
+          PATH: process.env.PATH ?? '',
+          HOME: process.env.HOME ?? '',
+          NODE_ENV: 'test',
+          LOG_LEVEL: 'info',
+          DATA_DIR: dataDir,
+          AUTH_SECRET: TEST_AUTH_SECRET,
+          DISCOVERY_CT_URL: '',
+          ...env,
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let output = '';
+      child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolveExit) => {
+        child.once('exit', (code, signal) => resolveExit({ code, signal }));
+      });
+      const worker = { child, output: () => output, exited };
+      started.push(worker);
+      return worker;
+    },
+    /** Resolves once the worker logged that it is ready; throws with its output if it exited first. */
+    async ready(worker: WorkerProcess): Promise<void> {
+      await waitFor(() => worker.output().includes('worker ready') || worker.child.exitCode !== null, {
+        timeoutMs: 60_000,
+        intervalMs: 50,
+        what: 'the worker to start',
+      });
+      if (!worker.output().includes('worker ready')) throw new Error(`worker exited early:\n${worker.output()}`);
+    },
+    async stop(): Promise<void> {
+      for (const worker of started) if (worker.child.exitCode === null && worker.child.signalCode === null) worker.child.kill('SIGKILL');
+      await Promise.all(started.map((worker) => worker.exited));
+      for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }

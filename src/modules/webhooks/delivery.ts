@@ -15,6 +15,8 @@ import type { WebhookFormat } from './schemas.js';
  * mid-attempt leaves its job active: pg-boss expires it and runs it again (the queue's own retries).
  */
 export const WEBHOOK_DELIVERY_QUEUE = 'webhook-delivery';
+/** Deliveries one poller runs side by side (each worker process runs WORKER_CONCURRENCY pollers). */
+export const WEBHOOK_DELIVERY_BATCH = 16;
 
 export interface WebhookDeliveryJob {
   deliveryId: string;
@@ -62,7 +64,12 @@ export async function enqueueForEvents(deps: Pick<AppDeps, 'queue'>, tx: Tx, eve
   if (!rows.length) return;
   // skipDuplicates: two apps sharing one database in one process (tests) both hold a sink; the first one queues.
   const created = await tx.webhookDelivery.createManyAndReturn({ data: rows, select: { id: true }, skipDuplicates: true });
-  for (const delivery of created) await enqueueDeliveryJob(deps, delivery.id, tx);
+  // One statement for all the jobs: a scan's ingest can raise thousands of events, each with its deliveries.
+  await deps.queue.sendMany<WebhookDeliveryJob>(
+    WEBHOOK_DELIVERY_QUEUE,
+    created.map((delivery) => ({ deliveryId: delivery.id })),
+    tx,
+  );
 }
 
 /** Registers the change sink for this process's queue; returns the unregister function (called at shutdown). */
