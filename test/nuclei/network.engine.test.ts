@@ -26,10 +26,10 @@ beforeAll(async () => {
   banner = await startTcpService(bannerHandler(SSH_BANNER));
   redis = await startTcpService(lineHandler(undefined, { PING: '+PONG\r\n', INFO: '# Server\r\nredis_version:7.2.4\r\nredis_mode:standalone\r\n' }));
   binary = await startTcpService(binaryHandler(HELLO, HELLO_REPLY, BAD_REPLY));
-  // three chunks 100 ms apart, then closes
+  // three chunks 250 ms apart, then closes
   chunked = await startTcpService((socket) => {
     ['part-one;', 'part-two;', 'part-three'].forEach((part, i) => {
-      setTimeout(() => (i === 2 ? socket.end(part) : socket.write(part)), 100 * i);
+      setTimeout(() => (i === 2 ? socket.end(part) : socket.write(part)), 250 * i);
     });
   });
   silent = await startTcpService(() => {});
@@ -200,6 +200,18 @@ describe('network: read-size, read-all and timeouts', () => {
   it('read-size bounds the final read', async () => {
     expect((await run(readTemplate('    read-size: 7\n', 'SSH-2.0'), { host: HOST, port: banner.port })).results).toHaveLength(1);
     expect((await run(readTemplate('    read-size: 7\n', 'OpenSSH'), { host: HOST, port: banner.port })).results).toEqual([]);
+  });
+
+  it('the final read takes 1024 bytes unless read-size says otherwise', async () => {
+    const big = await startTcpService((socket) => socket.write(Buffer.alloc(3000, 0x42)));
+    try {
+      const lengthIs = (n: number, opts = '') => tcpTemplate(hostBlock(`${opts}    matchers:\n      - type: dsl\n        dsl: ["len(data) == ${n}"]\n`));
+      expect((await run(lengthIs(1024), { host: HOST, port: big.port })).results).toHaveLength(1);
+      expect((await run(lengthIs(1024, '    read-size: 2048\n'), { host: HOST, port: big.port })).results).toEqual([]);
+      expect((await run(lengthIs(2048, '    read-size: 2048\n'), { host: HOST, port: big.port })).results).toHaveLength(1);
+    } finally {
+      await big.close();
+    }
   });
 
   it('a plain read returns what has arrived; read-all waits for the rest', async () => {

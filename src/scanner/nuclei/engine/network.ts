@@ -240,10 +240,10 @@ class NetworkTemplateRun {
     // nuclei: Hostname is the input's address whatever the host entry was
     const interim: DslRecord = Object.assign(Object.create(null) as DslRecord, a.variables, { Hostname: a.address });
     const named: DslRecord = Object.create(null) as DslRecord;
-    const payloads: DslRecord = Object.create(null) as DslRecord;
     const sent: Buffer[] = [];
     const received: Buffer[] = [];
-    const internal = block.extractors.filter((e) => e.internal && !e.unsupported);
+    // nuclei also runs internal extractors on each named read, into a map later inputs never see; the final
+    // operators below see the same named reads, so that step would change nothing and is left out
     for (const [i, input] of block.inputs.entries()) {
       const inputPath = `${block.path}.inputs[${i}]`;
       const rendered = renderMarkers(input.data, scopeOf(this.previous, interim, this.randstrScope()));
@@ -273,15 +273,6 @@ class NetworkTemplateRun {
             named[input.name] = text;
             interim[input.name] = text;
           }
-          if (internal.length) {
-            const op = executeOperators(
-              { matchers: [], extractors: internal, matchersCondition: 'or' },
-              new MutableScope(scopeOf({ [input.name ?? '']: text })),
-              false,
-              networkPart,
-            );
-            for (const [k, v] of op?.dynamicValues ?? []) if (!(k in payloads)) payloads[k] = v[0]!;
-          }
         }
       } catch (err) {
         stats.connectionsFailed++;
@@ -310,7 +301,7 @@ class NetworkTemplateRun {
       'template-id': this.tpl.id,
     };
     if ((socket as { remoteAddress?: string }).remoteAddress) event.ip = (socket as { remoteAddress?: string }).remoteAddress!;
-    const scope = new MutableScope(scopeOf(payloads, event, this.previous, interim, named));
+    const scope = new MutableScope(scopeOf(event, this.previous, interim, named));
     const op = executeOperators(block, scope, a.unsupported, networkPart);
     if (block.id) {
       for (const [k, v] of Object.entries({ ...event, ...named })) this.previous[`${block.id}_${k}`] = v;
