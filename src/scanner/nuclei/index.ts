@@ -9,6 +9,9 @@ export { parseTemplate, TARGET_VARIABLES } from './parse/template.js';
 export { runTemplates, runTemplatesDetailed, createRunStats } from './engine/run.js';
 export { clusterKey } from './engine/clustering.js';
 export { createNodeHttpSender, type NodeHttpSender, type NodeHttpSenderOptions } from './http-sender.js';
+export { runNetworkTemplates, createNetworkRunStats, networkTemplatePorts } from './engine/network.js';
+export { createNodeNetworkConnector, type NodeNetworkConnectorOptions } from './network-connector.js';
+export type * from './network-types.js';
 export {
   parseDsl,
   evaluateDsl,

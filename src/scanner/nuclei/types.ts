@@ -8,6 +8,7 @@
 import type { DslNode } from './dsl/index.js';
 import type { GoRegex } from './goregex.js';
 import type { JqProgram } from './jq.js';
+import type { NetworkRequestBlock } from './network-types.js';
 
 export type Severity = 'info' | 'low' | 'medium' | 'high' | 'critical' | 'unknown';
 
@@ -155,6 +156,8 @@ export interface NucleiTemplate {
   skip?: string;
   /** Warnings emitted while parsing (same list as returned by parseTemplate). */
   warnings: TemplateIssue[];
+  /** `network` / `tcp` blocks, run by runNetworkTemplates (engine/network.ts); absent when the template has none. */
+  network?: NetworkRequestBlock[];
 }
 
 export interface ParseResult {

@@ -66,6 +66,20 @@ export class Ctx {
     this.warnings.push({ message, path: pathString(segs), ...this.locate(segs, atKey) });
   }
 
+  /**
+   * The text of a plain scalar as written, for fields Go reads as strings: YAML 1.2 would turn `000020` into 20
+   * and `0x1F` into 31, Go's yaml keeps the text. Undefined when the node is not a scalar.
+   */
+  scalarSource(segs: Seg[]): string | undefined {
+    let node: unknown = this.root;
+    for (const seg of segs) {
+      if (isMap(node)) node = node.items.find((p) => isScalar(p.key) && String(p.key.value) === String(seg))?.value;
+      else if (isSeq(node) && typeof seg === 'number') node = node.items[seg];
+      else return undefined;
+    }
+    return isScalar(node) && typeof node.source === 'string' ? node.source : undefined;
+  }
+
   /* ---- typed readers ------------------------------------------------------------------------------------- */
 
   str(obj: Record<string, unknown>, key: string, segs: Seg[]): string | undefined {

@@ -83,17 +83,11 @@ export function parseMatcher(ctx: Ctx, raw: unknown, segs: Seg[], index: number)
   switch (type) {
     case 'word': {
       const words = requireList(ctx.strList(raw, 'words', segs), 'words');
-      words.forEach((w, i) => {
-        if (encoding === 'hex') {
-          if (!isHex(w)) ctx.error(`invalid hex word ${JSON.stringify(w)}`, [...segs, 'words', i]);
-          else m.words.push(Buffer.from(w, 'hex').toString('latin1'));
-        } else m.words.push(w);
-      });
       if (encoding === 'hex') {
-        // hex words are byte strings: keep them exact by matching on bytes
-        m.binary = m.words.map((w) => Uint8Array.from(Buffer.from(w, 'latin1')));
-        m.words = [];
-      }
+        // hex words are byte strings: keep them exact by matching on bytes. A word that is not hex is kept as its
+        // text, as nuclei does (hex.DecodeString fails and the word stays as written).
+        m.binary = words.map((w) => Uint8Array.from(isHex(w) && w !== '' ? Buffer.from(w, 'hex') : Buffer.from(w, 'utf8')));
+      } else m.words.push(...words);
       if (m.caseInsensitive) m.words = m.words.map((w) => w.toLowerCase());
       if (m.words.some((w) => /interactsh/i.test(w))) unsupported.push('interactsh (OAST) is not supported');
       break;

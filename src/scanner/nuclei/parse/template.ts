@@ -16,6 +16,7 @@ import type { HttpRequestBlock, NucleiTemplate, ParseResult } from '../types.js'
 import { Ctx, isRecord, typeName } from './context.js';
 import { markerUnknownFunctions } from './dsl.js';
 import { parseInfo } from './info.js';
+import { parseNetworkProtocol } from './network.js';
 import { parseBlock } from './requests.js';
 
 export type { ParseResult, TemplateIssue } from '../types.js';
@@ -23,7 +24,7 @@ export type { ParseResult, TemplateIssue } from '../types.js';
 const TEMPLATE_ID_RE = /^([a-zA-Z0-9]+[-_])*[a-zA-Z0-9]+$/;
 const MAX_TEMPLATE_BYTES = 2 * 1024 * 1024;
 
-const OTHER_PROTOCOLS = ['dns', 'file', 'network', 'tcp', 'headless', 'ssl', 'websocket', 'whois', 'code', 'javascript', 'workflows'] as const;
+const OTHER_PROTOCOLS = ['dns', 'file', 'headless', 'ssl', 'websocket', 'whois', 'code', 'javascript', 'workflows'] as const;
 
 const KNOWN_TOP_LEVEL = new Set<string>([
   'id',
@@ -36,6 +37,8 @@ const KNOWN_TOP_LEVEL = new Set<string>([
   'self-contained',
   'stop-at-first-match',
   'signature',
+  'network',
+  'tcp',
   ...OTHER_PROTOCOLS,
 ]);
 
@@ -100,11 +103,12 @@ export function parseTemplate(text: string): ParseResult {
   if (root.http !== undefined && root.requests !== undefined) ctx.warn("both 'http' and legacy 'requests' given; 'requests' is ignored", ['requests'], true);
   else if (root.requests !== undefined) ctx.warn("'requests' is deprecated; use 'http'", ['requests'], true);
   const others = OTHER_PROTOCOLS.filter((p) => root[p] !== undefined && root[p] !== null);
+  const hasNetwork = (root.network ?? root.tcp) !== undefined && (root.network ?? root.tcp) !== null;
   for (const p of others) {
-    if (httpRaw === undefined) ctx.error(`protocol ${p} is not supported`, [p], true);
-    else ctx.warn(`protocol ${p} is not supported; only the http requests of this template run`, [p], true);
+    if (httpRaw === undefined && !hasNetwork) ctx.error(`protocol ${p} is not supported`, [p], true);
+    else ctx.warn(`protocol ${p} is not supported; only the http and network requests of this template run`, [p], true);
   }
-  if (httpRaw === undefined && others.length === 0) ctx.error('template has no http requests (the only supported protocol)', []);
+  if (httpRaw === undefined && others.length === 0 && !hasNetwork) ctx.error('template has no http requests (the only supported protocol)', []);
 
   let skip: string | undefined;
   if (root.flow !== undefined && root.flow !== null && root.flow !== '') {
@@ -167,6 +171,8 @@ export function parseTemplate(text: string): ParseResult {
     }
   }
 
+  const network = parseNetworkProtocol(ctx, root, knownVars, templateStop);
+
   if (ctx.errors.length || !info) return { errors: ctx.errors, warnings: ctx.warnings };
   const template: NucleiTemplate = {
     id,
@@ -178,6 +184,7 @@ export function parseTemplate(text: string): ParseResult {
     stopAtFirstMatch: templateStop,
     skip,
     warnings: ctx.warnings,
+    ...(network ? { network } : {}),
   };
   return { template, errors: ctx.errors, warnings: ctx.warnings };
 }

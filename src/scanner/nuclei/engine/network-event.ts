@@ -1,0 +1,103 @@
+/**
+ * The pieces of a network run that are nuclei data shapes: target variables of an address, the `port:` rules
+ * (UseNetworkPort), the DSL part mapping, and result events (MakeDefaultResultEvent).
+ */
+import { excerpt } from '../bytes.js';
+import { dslToString, type DslScope } from '../dsl/index.js';
+import type { NetworkTarget } from '../network-types.js';
+import type { NucleiTemplate, TemplateResult } from '../types.js';
+import { joinHostPort, splitHostPort } from './network-io.js';
+import type { OperatorResult } from './operators.js';
+
+const REQUEST_EXCERPT = 4 * 1024;
+const RESPONSE_EXCERPT = 8 * 1024;
+
+/** Ports nuclei treats as implied by an http(s)/dns input, replaced by the template's port (contextargs). */
+export const RESERVED_PORTS = [80, 443, 8080, 8443, 8081, 53];
+
+/**
+ * nuclei's UseNetworkPort: the input (`host`, `host:port` or `scheme://host:port`) a template port applies to.
+ * A bare `host:port` is the operator's choice and kept; a port implied by a URL scheme is replaced when it is
+ * reserved (or listed in `exclude-ports`, which replaces the reserved list).
+ */
+export function networkInput(target: NetworkTarget, templatePort: number | undefined, excludePorts: number[]): string {
+  const withScheme = (hostPort: string) => (target.scheme ? `${target.scheme}://${hostPort}` : hostPort);
+  if (target.port === undefined)
+    return templatePort === undefined ? withScheme(target.host.includes(':') ? `[${target.host}]` : target.host) : joinHostPort(target.host, templatePort);
+  if (templatePort !== undefined && target.scheme) {
+    const ignored = excludePorts.length ? excludePorts : RESERVED_PORTS;
+    if (ignored.includes(target.port)) return joinHostPort(target.host, templatePort);
+  }
+  return withScheme(joinHostPort(target.host, target.port));
+}
+
+/** nuclei's getAddress: the input without its scheme. */
+export function inputAddress(input: string): string {
+  const m = /^[a-zA-Z][a-zA-Z0-9+.-]*:\/\/([^/?#]*)/.exec(input);
+  return m ? m[1]! : input;
+}
+
+/** Target variables of an address (`host:port` or `host`), as GenerateVariables gives them to network requests. */
+export function addressVariables(address: string): Record<string, string> {
+  const split = splitHostPort(address);
+  const host = split?.host ?? address.replace(/^\[(.*)\]$/, '$1');
+  return {
+    BaseURL: address,
+    RootURL: address,
+    Hostname: address,
+    Host: host,
+    Port: split ? String(split.port) : '',
+    Path: '',
+    File: '',
+    Query: '',
+    Scheme: '',
+    Input: address,
+    FQDN: host,
+  };
+}
+
+/** nuclei's network getMatchPart: `body`, `all` and no part mean `data`; any other part is looked up as named. */
+export function networkPart(part: string, scope: DslScope): string | undefined {
+  const key = part === '' || part === 'body' || part === 'all' ? 'data' : part;
+  const v = scope.get(key);
+  return v === undefined ? undefined : dslToString(v);
+}
+
+export interface NetworkEventText {
+  matched: string;
+  request: string;
+  response: string;
+}
+
+/** nuclei MakeDefaultResultEvent for one network event: per named matcher (or), else per named extractor, else one. */
+export function networkResults(tpl: NucleiTemplate, hasMatchers: boolean, op: OperatorResult, text: NetworkEventText): TemplateResult[] {
+  if (op.dynamicValues.size && !op.matched) return [];
+  const extracted = op.extracts.size > 0 || op.outputExtracts.length > 0;
+  if (extracted && hasMatchers && !op.matched) return [];
+  if (!op.matched && !extracted) return [];
+  const info = tpl.info;
+  const c = info.classification;
+  const classification: TemplateResult['classification'] = {};
+  if (c.cveId?.length) classification.cveId = c.cveId;
+  if (c.cweId?.length) classification.cweId = c.cweId;
+  if (c.cvssMetrics) classification.cvssMetrics = c.cvssMetrics;
+  if (c.cvssScore !== undefined) classification.cvssScore = c.cvssScore;
+  const base = (): TemplateResult => ({
+    templateId: tpl.id,
+    templateName: info.name,
+    severity: info.severity,
+    extractedResults: [...op.outputExtracts],
+    matchedUrl: text.matched,
+    request: excerpt(text.request, REQUEST_EXCERPT),
+    response: excerpt(text.response, RESPONSE_EXCERPT),
+    classification,
+    remediation: info.remediation,
+    description: info.description,
+    reference: info.reference.length ? info.reference : undefined,
+    tags: info.tags.length ? info.tags : undefined,
+    author: info.author.length ? info.author : undefined,
+  });
+  if (op.matches.length) return op.matches.map((name) => ({ ...base(), matcherName: name }));
+  if (op.extracts.size) return [...op.extracts].map(([name, values]) => ({ ...base(), extractorName: name, extractedResults: values }));
+  return [base()];
+}
