@@ -277,10 +277,10 @@ async function ingestStepOutput(
   if (assets.length) result.createdAssets = (await upsertAssets(tx, probedScope, assets)).created.map((asset) => asset.id);
   if (name !== 'checks') return result;
 
-  const { findings, errors, checkIds } = output as NonNullable<StepOutputs['checks']>;
+  const { findings, errors, checkIds, serviceCheckIds = [] } = output as NonNullable<StepOutputs['checks']>;
   const covered = await tx.asset.findMany({
-    where: { workspaceId: scope.workspaceId, lastScanId: scope.scanId, kind: { in: ['web', 'certificate'] } },
-    select: { id: true, key: true },
+    where: { workspaceId: scope.workspaceId, lastScanId: scope.scanId, kind: { in: ['web', 'certificate', 'service'] } },
+    select: { id: true, key: true, kind: true },
   });
   const idByKey = new Map(covered.map((asset) => [asset.key, asset.id]));
   const recorded = await recordFindings(tx, scope, findings, idByKey);
@@ -291,7 +291,12 @@ async function ingestStepOutput(
       return `${checkId} ${idByKey.get(assetKey ?? '') ?? ''}`;
     }),
   );
-  result.fixed = await resolveUnseenFindings(tx, scope, { checkIds, assetIds: covered.map((asset) => asset.id), erroredPairs });
+  // Web checks and templates fix on what was probed over HTTP/TLS; network templates on the services they reached.
+  const ofKinds = (kinds: string[]) => covered.filter((asset) => kinds.includes(asset.kind)).map((asset) => asset.id);
+  result.fixed = [
+    ...(await resolveUnseenFindings(tx, scope, { checkIds, assetIds: ofKinds(['web', 'certificate']), erroredPairs })),
+    ...(await resolveUnseenFindings(tx, scope, { checkIds: serviceCheckIds, assetIds: ofKinds(['service']), erroredPairs })),
+  ];
   result.opened = recorded.opened;
   result.reopened = recorded.reopened;
   return result;

@@ -15,6 +15,7 @@ import { BUILTIN_CHECKS, parsePortSpec, TOP_PORTS } from '../../scanner/index.js
 import type { ScanOptions } from './schemas.js';
 import { hostsOfTarget, portOfUrl } from './expand.js';
 import { runTemplatesOnWeb, type RunnableTemplate, type TemplateScanSummary } from '../../scanner/nuclei/run-on-web.js';
+import { runTemplatesOnServices } from '../../scanner/nuclei/run-on-services.js';
 import type { DnsClient } from '../../scanner/discovery/index.js';
 import { runDiscoveryStep, runPivotStep, type DiscoveryInputs, type DiscoveryStepOutput, type PivotStepOutput } from './discovery-steps.js';
 
@@ -27,7 +28,15 @@ export interface StepOutputs {
   http?: { web: WebObservation[]; errors: StepError[] };
   tls?: { certificates: CertificateObservation[]; errors: StepError[] };
   /** `checkIds`: built-in checks and the nuclei templates that ran; `templates`: counters of the template run. */
-  checks?: { findings: FindingObservation[]; errors: StepError[]; checkIds: string[]; templates?: TemplateScanSummary };
+  checks?: {
+    findings: FindingObservation[];
+    errors: StepError[];
+    /** Checks that ran on the web endpoints and certificates (a finding of one not seen again there is fixed). */
+    checkIds: string[];
+    /** Templates that ran on the port scan's services (network blocks): the same, on service assets. */
+    serviceCheckIds?: string[];
+    templates?: TemplateScanSummary;
+  };
 }
 
 export interface StepContext {
@@ -139,23 +148,40 @@ export const STEP_RUNNERS = {
     // What the pivot step probed is checked like what the http and tls steps probed.
     const web = [...(ctx.previous.http?.web ?? []), ...(ctx.previous.pivot?.web ?? [])];
     const certificates = [...(ctx.previous.tls?.certificates ?? []), ...(ctx.previous.pivot?.certificates ?? [])];
-    const templates = ctx.templates && web.length ? await ctx.templates() : [];
+    const services = [...(ctx.previous.ports?.services ?? []), ...(ctx.previous.pivot?.services ?? [])];
+    const templates = ctx.templates && (web.length || services.length) ? await ctx.templates() : [];
     // Built-in checks and templates run side by side; the limiter bounds what they send to each host together.
     const builtinChecks = ctx.builtinChecks ?? true;
-    const [builtin, nuclei] = await Promise.all([
+    const templateDeps = { guard: ctx.guard, limiter: ctx.limiter, timeoutMs: ctx.options.timeoutMs, budgetMs: ctx.templateBudgetMs };
+    const [builtin, onWeb, onServices] = await Promise.all([
       builtinChecks
         ? runStep('checks', { web, certificates, timeoutMs: ctx.options.timeoutMs }, { guard: ctx.guard, limiter: ctx.limiter })
         : { observations: [], errors: [] },
-      runTemplatesOnWeb(templates, web, { guard: ctx.guard, limiter: ctx.limiter, timeoutMs: ctx.options.timeoutMs, budgetMs: ctx.templateBudgetMs }),
+      runTemplatesOnWeb(templates, web, templateDeps),
+      runTemplatesOnServices(templates, services, templateDeps),
     ]);
     return {
-      findings: [...(builtin.observations as FindingObservation[]), ...nuclei.findings],
-      errors: [...builtin.errors, ...nuclei.errors],
-      checkIds: [...(builtinChecks ? BUILTIN_CHECKS.map((check) => check.id) : []), ...nuclei.checkIds],
-      templates: nuclei.summary,
+      findings: [...(builtin.observations as FindingObservation[]), ...onWeb.findings, ...onServices.findings],
+      errors: [...builtin.errors, ...onWeb.errors, ...onServices.errors],
+      checkIds: [...(builtinChecks ? BUILTIN_CHECKS.map((check) => check.id) : []), ...onWeb.checkIds],
+      serviceCheckIds: onServices.checkIds,
+      templates: addSummaries(templates, onWeb.summary, onServices.summary),
     };
   },
 };
+
+/** One summary of the template runs: each template counted once (one may have both http and network blocks). */
+function addSummaries(templates: readonly RunnableTemplate[], web: TemplateScanSummary, services: TemplateScanSummary): TemplateScanSummary {
+  const runnable = templates.filter(({ template }) => !template.skip && (template.requests.length > 0 || Boolean(template.network?.length)));
+  return {
+    templates: runnable.length,
+    endpoints: web.endpoints + services.endpoints,
+    requestsSent: web.requestsSent + services.requestsSent,
+    requestsSaved: web.requestsSaved + services.requestsSaved,
+    requestsFailed: web.requestsFailed + services.requestsFailed,
+    truncated: web.truncated + services.truncated,
+  };
+}
 
 /** The ports the ports step probes on every address (the change feed's coverage reads it too). */
 export function scannedPorts(options: Pick<ScanOptions, 'ports'>, target: { type: string; value: string }): readonly number[] {

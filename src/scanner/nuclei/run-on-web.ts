@@ -118,10 +118,10 @@ export function webAssetRef(web: WebObservation): AssetRef {
   return { type: 'web', key: webAssetKey(web), host: web.host, address: web.address, port: web.port };
 }
 
-export function toFindingObservation(result: TemplateResult, asset: AssetRef): FindingObservation {
+export function toFindingObservation(result: TemplateResult, asset: AssetRef, protocol: 'http' | 'network' | 'dns' | 'ssl' = 'http'): FindingObservation {
   const limits = TEMPLATE_OUTPUT_LIMITS;
   const matcher = templateMatcher(result);
-  const extracted: NonNullable<FindingObservation['evidence']['extracted']> = { type: 'http' };
+  const extracted: NonNullable<FindingObservation['evidence']['extracted']> = { type: protocol };
   const values = result.extractedResults.slice(0, limits.extractedResults).map((value) => bounded(value, limits.extractedResultLength));
   if (values.length) extracted['extracted-results'] = values;
   if (result.matcherName) extracted['matcher-name'] = result.matcherName.slice(0, 200);
@@ -236,7 +236,8 @@ export async function runTemplatesOnWeb(
   web: readonly WebObservation[],
   deps: TemplateScanDeps,
 ): Promise<TemplateScanResult> {
-  const runnable = templates.map((entry) => entry.template).filter((template) => !template.skip);
+  // Templates without http blocks (network-only ones) are run by their own runners, not counted here.
+  const runnable = templates.map((entry) => entry.template).filter((template) => !template.skip && template.requests.length > 0);
   const checkIds = [...new Set(runnable.map((template) => template.id))].sort();
   const summary: TemplateScanSummary = {
     templates: runnable.length,

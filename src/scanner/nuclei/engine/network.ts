@@ -283,8 +283,10 @@ class NetworkTemplateRun {
     let final: Buffer = Buffer.alloc(0);
     try {
       final = block.readAll ? await reader.readAll(readTimeoutMs, deps.signal) : await reader.read(block.readSize, readTimeoutMs, deps.signal);
-    } catch {
-      // nuclei logs this and still matches on what earlier reads returned
+    } catch (err) {
+      // nuclei logs this and still matches on what earlier reads returned. With nothing read at all the service
+      // never answered: said, so a caller does not take the silence for a clean run.
+      if (!received.some((buffer) => buffer.length)) this.warn(`no answer from ${a.actual}: ${(err as Error).message}`, block.path);
     }
     received.push(final);
     if (this.aborted()) return false;
