@@ -8,6 +8,8 @@
 export { parseTemplate, TARGET_VARIABLES } from './parse/template.js';
 export { runTemplates, runTemplatesDetailed, createRunStats } from './engine/run.js';
 export { clusterKey } from './engine/clustering.js';
+export { runDnsTemplates, runDnsTemplatesDetailed } from './engine/dns.js';
+export { createDnsResolver, dnsResolverFromClient } from './dns-resolver.js';
 export { createNodeHttpSender, type NodeHttpSender, type NodeHttpSenderOptions } from './http-sender.js';
 export {
   parseDsl,

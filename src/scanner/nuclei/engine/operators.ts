@@ -2,7 +2,7 @@ import { byteLength, encodeString } from '../bytes.js';
 import { dslToString, evaluateDsl, parseDsl, renderMarkers, type DslScope, type DslValue } from '../dsl/index.js';
 import { findAll } from '../goregex.js';
 import { runJq } from '../jq.js';
-import type { Extractor, HttpRequestBlock, Matcher } from '../types.js';
+import type { Extractor, Matcher, OperatorBlock } from '../types.js';
 
 export interface OperatorResult {
   matched: boolean;
@@ -25,6 +25,10 @@ export class MutableScope implements DslScope {
   }
 }
 
+/** Reads a matcher/extractor `part` from a response's data; each protocol names its parts its own way. */
+export type PartReader = (part: string, scope: DslScope) => string | undefined;
+
+/** HTTP parts (nuclei's http getMatchPart). */
 function matchPart(part: string, scope: DslScope): string | undefined {
   let key = part || 'body';
   if (key === 'header') key = 'all_headers';
@@ -70,7 +74,7 @@ function evaluateDslMatcherExpr(d: Matcher['dsl'][number], scope: DslScope): boo
   }
 }
 
-function matchOne(m: Matcher, scope: DslScope): boolean {
+function matchOne(m: Matcher, scope: DslScope, readPart: PartReader): boolean {
   const result = (v: boolean) => (m.negative ? !v : v);
   if (m.type === 'status') {
     const code = scope.get('status_code');
@@ -81,7 +85,7 @@ function matchOne(m: Matcher, scope: DslScope): boolean {
     const outcomes = m.dsl.map((d) => () => evaluateDslMatcherExpr(d, scope) === true);
     return result(conditionFold(lazy(outcomes), m.condition));
   }
-  const item = matchPart(m.part, scope);
+  const item = readPart(m.part, scope);
   if (item === undefined) return false;
   switch (m.type) {
     case 'size':
@@ -121,7 +125,7 @@ function* lazy(fns: Array<() => boolean>): Generator<boolean> {
   for (const fn of fns) yield fn();
 }
 
-function extractOne(e: Extractor, scope: DslScope): string[] {
+function extractOne(e: Extractor, scope: DslScope, readPart: PartReader): string[] {
   const out: string[] = [];
   const seen = new Set<string>();
   const add = (v: string) => {
@@ -132,7 +136,7 @@ function extractOne(e: Extractor, scope: DslScope): string[] {
   };
   switch (e.type) {
     case 'regex': {
-      const item = matchPart(e.part, scope);
+      const item = readPart(e.part, scope);
       if (item === undefined) return out;
       for (const re of e.regex) {
         for (const m of findAll(re, item)) {
@@ -153,7 +157,7 @@ function extractOne(e: Extractor, scope: DslScope): string[] {
       return out;
     }
     case 'json': {
-      const item = matchPart(e.part, scope);
+      const item = readPart(e.part, scope);
       if (item === undefined) return out;
       let doc: unknown;
       try {
@@ -186,14 +190,19 @@ function extractOne(e: Extractor, scope: DslScope): string[] {
 }
 
 /** nuclei operators.Execute; returns undefined when nothing at all came out. */
-export function executeOperators(block: HttpRequestBlock, scope: MutableScope, blockUnsupported: boolean): OperatorResult | undefined {
+export function executeOperators(
+  block: OperatorBlock,
+  scope: MutableScope,
+  blockUnsupported: boolean,
+  readPart: PartReader = matchPart,
+): OperatorResult | undefined {
   const result: OperatorResult = { matched: false, matches: [], extracts: new Map(), outputExtracts: [], dynamicValues: new Map() };
   const outputSeen = new Set<string>();
   let allInternal = true;
   for (const e of block.extractors) {
     if (!e.internal) allInternal = false;
     if (e.unsupported) continue;
-    const values = extractOne(e, scope);
+    const values = extractOne(e, scope, readPart);
     if (values.length === 0) continue;
     if (e.internal) {
       if (e.name) result.dynamicValues.set(e.name, [...(result.dynamicValues.get(e.name) ?? []), ...values]);
@@ -220,7 +229,7 @@ export function executeOperators(block: HttpRequestBlock, scope: MutableScope, b
   let matches = false;
   if (block.matchers.length && !blockUnsupported) {
     for (const m of block.matchers) {
-      if (matchOne(m, scope)) {
+      if (matchOne(m, scope, readPart)) {
         if (block.matchersCondition === 'or' && m.name && !m.internal && !result.matches.includes(m.name)) result.matches.push(m.name);
         matches = true;
       } else if (block.matchersCondition === 'and') {

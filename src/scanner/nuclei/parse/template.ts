@@ -17,13 +17,14 @@ import { Ctx, isRecord, typeName } from './context.js';
 import { markerUnknownFunctions } from './dsl.js';
 import { parseInfo } from './info.js';
 import { parseBlock } from './requests.js';
+import { HOST_PROTOCOLS, parseHostProtocols } from './host-protocols.js';
 
 export type { ParseResult, TemplateIssue } from '../types.js';
 
 const TEMPLATE_ID_RE = /^([a-zA-Z0-9]+[-_])*[a-zA-Z0-9]+$/;
 const MAX_TEMPLATE_BYTES = 2 * 1024 * 1024;
 
-const OTHER_PROTOCOLS = ['dns', 'file', 'network', 'tcp', 'headless', 'ssl', 'websocket', 'whois', 'code', 'javascript', 'workflows'] as const;
+const OTHER_PROTOCOLS = ['file', 'network', 'tcp', 'headless', 'websocket', 'whois', 'code', 'javascript', 'workflows'] as const;
 
 const KNOWN_TOP_LEVEL = new Set<string>([
   'id',
@@ -37,6 +38,7 @@ const KNOWN_TOP_LEVEL = new Set<string>([
   'stop-at-first-match',
   'signature',
   ...OTHER_PROTOCOLS,
+  ...HOST_PROTOCOLS,
 ]);
 
 /** Variables the engine provides from the target URL. */
@@ -100,11 +102,13 @@ export function parseTemplate(text: string): ParseResult {
   if (root.http !== undefined && root.requests !== undefined) ctx.warn("both 'http' and legacy 'requests' given; 'requests' is ignored", ['requests'], true);
   else if (root.requests !== undefined) ctx.warn("'requests' is deprecated; use 'http'", ['requests'], true);
   const others = OTHER_PROTOCOLS.filter((p) => root[p] !== undefined && root[p] !== null);
+  const hostProtocols = HOST_PROTOCOLS.filter((p) => root[p] !== undefined && root[p] !== null);
+  const runnable = hostProtocols.length > 0 || httpRaw !== undefined;
   for (const p of others) {
-    if (httpRaw === undefined) ctx.error(`protocol ${p} is not supported`, [p], true);
-    else ctx.warn(`protocol ${p} is not supported; only the http requests of this template run`, [p], true);
+    if (!runnable) ctx.error(`protocol ${p} is not supported`, [p], true);
+    else ctx.warn(`protocol ${p} is not supported; only the ${[...(httpRaw !== undefined ? ['http'] : []), ...hostProtocols].join('/')} requests of this template run`, [p], true);
   }
-  if (httpRaw === undefined && others.length === 0) ctx.error('template has no http requests (the only supported protocol)', []);
+  if (!runnable && others.length === 0) ctx.error('template has no http, dns or ssl requests (the supported protocols)', []);
 
   let skip: string | undefined;
   if (root.flow !== undefined && root.flow !== null && root.flow !== '') {
@@ -167,8 +171,13 @@ export function parseTemplate(text: string): ParseResult {
     }
   }
 
+  // dns/ssl requests get their own input variables, not the URL ones
+  const templateVars = new Set([...knownVars].filter((v) => !TARGET_VARIABLES.includes(v)));
+  const hostBlocks = parseHostProtocols(ctx, root, templateVars, templateStop, httpRaw !== undefined);
+
   if (ctx.errors.length || !info) return { errors: ctx.errors, warnings: ctx.warnings };
   const template: NucleiTemplate = {
+    ...hostBlocks,
     id,
     info,
     variables,
