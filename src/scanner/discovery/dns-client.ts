@@ -9,7 +9,16 @@ import ipaddr from 'ipaddr.js';
 import type { Answer, MxData, OptAnswer, Packet, RecordType, SoaData } from 'dns-packet';
 import { normalizeHostName } from '../dns.js';
 import { createHostRateLimiter } from '../rate-limit.js';
-import { askTcp, createUdpTransport, type DnsResponse, DnsTimeoutError, type NameServer, type QuestionOptions, questionPacket, transferZone } from './dns-transport.js';
+import {
+  askTcp,
+  createUdpTransport,
+  type DnsResponse,
+  DnsTimeoutError,
+  type NameServer,
+  type QuestionOptions,
+  questionPacket,
+  transferZone,
+} from './dns-transport.js';
 import type { DnsClient, DnsClientOptions, NameResolution } from './types.js';
 
 export interface DiscoveryDnsClientOptions extends DnsClientOptions {

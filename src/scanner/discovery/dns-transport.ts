@@ -59,7 +59,10 @@ export function questionPacket(name: string, type: RecordType, recursionDesired:
   let flags = recursionDesired ? dnsPacket.RECURSION_DESIRED : 0;
   if (options.authenticatedData) flags |= dnsPacket.AUTHENTIC_DATA;
   const packet: Packet = { type: 'query', id: 0, flags, questions: [{ name, type, class: (options.dnsClass ?? 'IN') as 'IN' }] };
-  if (options.ednsUdpSize) packet.additionals = [{ type: 'OPT', name: '.', udpPayloadSize: options.ednsUdpSize, extendedRcode: 0, ednsVersion: 0, flags: 0, flag_do: false, options: [] }];
+  if (options.ednsUdpSize)
+    packet.additionals = [
+      { type: 'OPT', name: '.', udpPayloadSize: options.ednsUdpSize, extendedRcode: 0, ednsVersion: 0, flags: 0, flag_do: false, options: [] },
+    ];
   return packet;
 }
 

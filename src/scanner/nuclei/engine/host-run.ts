@@ -62,7 +62,11 @@ export class HostTemplateRun<B extends HostBlock> {
     const dynamic: DslRecord = Object.create(null) as DslRecord;
     for (const [k, v] of this.dynamic) {
       dynamic[k] = v[0];
-      if (v.length > 1) v.forEach((x, i) => (dynamic[`${k}${i}`] = x));
+      if (v.length > 1) {
+        v.forEach((x, i) => {
+          dynamic[`${k}${i}`] = x;
+        });
+      }
     }
     const randstr: DslScope = {
       get: (name: string) => {
@@ -113,7 +117,10 @@ export class HostTemplateRun<B extends HostBlock> {
       this.resolveVariables(pending);
       const unsupported = block.matchers.filter((m: Matcher) => m.unsupported);
       if (unsupported.length) {
-        this.warn(`${unsupported.map((m) => `${m.path}: ${m.unsupported}`).join('; ')} — this request block cannot match (it still runs for extractors)`, block.path);
+        this.warn(
+          `${unsupported.map((m) => `${m.path}: ${m.unsupported}`).join('; ')} — this request block cannot match (it still runs for extractors)`,
+          block.path,
+        );
       }
       const layers = this.scope();
       const event = await execute(block, layers, this);

@@ -17,10 +17,17 @@ export const DNS_INPUT_VARIABLES = ['FQDN'];
 
 const SUPPORTED = new Set([...OPERATOR_FIELDS, 'name', 'type', 'class', 'recursion', 'retries', 'trace', 'trace-max-recursion', 'resolvers']);
 
-export function parseDnsBlock(ctx: Ctx, raw: Record<string, unknown>, segs: Seg[], index: number, templateVars: ReadonlySet<string>, templateStop: boolean): DnsRequestBlock | undefined {
+export function parseDnsBlock(
+  ctx: Ctx,
+  raw: Record<string, unknown>,
+  segs: Seg[],
+  index: number,
+  templateVars: ReadonlySet<string>,
+  templateStop: boolean,
+): DnsRequestBlock | undefined {
   const skipReasons = checkBlockFields(ctx, raw, segs, SUPPORTED);
   const name = ctx.str(raw, 'name', segs);
-  if (name === undefined || name.trim() === '') ctx.error("a dns request needs 'name' (usually \"{{FQDN}}\")", segs);
+  if (name === undefined || name.trim() === '') ctx.error('a dns request needs \'name\' (usually "{{FQDN}}")', segs);
 
   let type = 'A';
   const typeRaw = ctx.str(raw, 'type', segs);

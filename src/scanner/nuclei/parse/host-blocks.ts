@@ -94,7 +94,12 @@ export function checkSentText(ctx: Ctx, texts: string[], segs: Seg[], provided: 
 }
 
 /** A block list (`dns:` / `ssl:`): each entry goes through `parseOne`. */
-export function parseBlockList<T>(ctx: Ctx, key: string, list: unknown, parseOne: (raw: Record<string, unknown>, segs: Seg[], index: number) => T | undefined): T[] {
+export function parseBlockList<T>(
+  ctx: Ctx,
+  key: string,
+  list: unknown,
+  parseOne: (raw: Record<string, unknown>, segs: Seg[], index: number) => T | undefined,
+): T[] {
   const out: T[] = [];
   if (!Array.isArray(list)) {
     ctx.error(`'${key}' must be a list of requests, got ${typeName(list)}`, [key]);
@@ -102,7 +107,8 @@ export function parseBlockList<T>(ctx: Ctx, key: string, list: unknown, parseOne
   }
   if (list.length === 0) ctx.error(`'${key}' has no requests`, [key]);
   // a block without operators can feed later blocks; only a list where no block has any can never find anything
-  const operators = (b: unknown) => isRecord(b) && ((Array.isArray(b.matchers) && b.matchers.length > 0) || (Array.isArray(b.extractors) && b.extractors.length > 0));
+  const operators = (b: unknown) =>
+    isRecord(b) && ((Array.isArray(b.matchers) && b.matchers.length > 0) || (Array.isArray(b.extractors) && b.extractors.length > 0));
   if (list.length > 0 && !list.some(operators)) ctx.warn('no request has matchers or extractors; this template can never produce a finding', [key]);
   list.forEach((raw, i) => {
     if (!isRecord(raw)) {

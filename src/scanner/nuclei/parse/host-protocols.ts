@@ -16,7 +16,11 @@ export function parseHostProtocols(
 ): { dns?: DnsRequestBlock[]; ssl?: SslRequestBlock[] } {
   const present = HOST_PROTOCOLS.filter((p) => root[p] !== undefined && root[p] !== null);
   if (present.length + (hasHttp ? 1 : 0) > 1) {
-    ctx.warn(`blocks of several protocols (${[...(hasHttp ? ['http'] : []), ...present].join(', ')}) run each on their own target; values do not flow between protocols`, [present[0]], true);
+    ctx.warn(
+      `blocks of several protocols (${[...(hasHttp ? ['http'] : []), ...present].join(', ')}) run each on their own target; values do not flow between protocols`,
+      [present[0]],
+      true,
+    );
   }
   const out: { dns?: DnsRequestBlock[]; ssl?: SslRequestBlock[] } = {};
   if (present.includes('dns')) {

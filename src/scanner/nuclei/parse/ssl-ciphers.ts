@@ -5,7 +5,13 @@
  */
 import { getCiphers } from 'node:tls';
 
-const TLS13_SUITES = new Set(['TLS_AES_128_GCM_SHA256', 'TLS_AES_256_GCM_SHA384', 'TLS_CHACHA20_POLY1305_SHA256', 'TLS_AES_128_CCM_SHA256', 'TLS_AES_128_CCM_8_SHA256']);
+const TLS13_SUITES = new Set([
+  'TLS_AES_128_GCM_SHA256',
+  'TLS_AES_256_GCM_SHA384',
+  'TLS_CHACHA20_POLY1305_SHA256',
+  'TLS_AES_128_CCM_SHA256',
+  'TLS_AES_128_CCM_8_SHA256',
+]);
 
 const KEY_EXCHANGE: Record<string, string[]> = {
   RSA: [''],

@@ -45,7 +45,14 @@ function version(ctx: Ctx, raw: Record<string, unknown>, key: string, segs: Seg[
   return known;
 }
 
-export function parseSslBlock(ctx: Ctx, raw: Record<string, unknown>, segs: Seg[], index: number, templateVars: ReadonlySet<string>, templateStop: boolean): SslRequestBlock | undefined {
+export function parseSslBlock(
+  ctx: Ctx,
+  raw: Record<string, unknown>,
+  segs: Seg[],
+  index: number,
+  templateVars: ReadonlySet<string>,
+  templateStop: boolean,
+): SslRequestBlock | undefined {
   const enumeration = ENUMERATION_FIELDS.filter((k) => raw[k] !== undefined && raw[k] !== false && raw[k] !== null);
   const skipReasons = checkBlockFields(ctx, raw, segs, new Set([...SUPPORTED, ...ENUMERATION_FIELDS]));
   for (const key of enumeration) {
@@ -53,7 +60,7 @@ export function parseSslBlock(ctx: Ctx, raw: Record<string, unknown>, segs: Seg[
     ctx.warn('TLS version / cipher enumeration is not supported; this request block is skipped', [...segs, key], true);
   }
   const address = ctx.str(raw, 'address', segs);
-  if (address === undefined || address.trim() === '') ctx.error("an ssl request needs 'address' (usually \"{{Host}}:{{Port}}\")", segs);
+  if (address === undefined || address.trim() === '') ctx.error('an ssl request needs \'address\' (usually "{{Host}}:{{Port}}")', segs);
   const minVersion = version(ctx, raw, 'min_version', segs, skipReasons);
   const maxVersion = version(ctx, raw, 'max_version', segs, skipReasons);
   const order = ['sslv3', 'tls10', 'tls11', 'tls12', 'tls13'];
@@ -65,11 +72,15 @@ export function parseSslBlock(ctx: Ctx, raw: Record<string, unknown>, segs: Seg[
   const unknownSuites = cipherSuites.filter((name) => !openSslCipherName(name));
   if (unknownSuites.length) {
     skipReasons.push(`cipher suites node:tls cannot offer: ${unknownSuites.join(', ')}`);
-    ctx.warn(`cipher suite${unknownSuites.length > 1 ? 's' : ''} ${unknownSuites.join(', ')} cannot be offered with node:tls (OpenSSL); this request block is skipped`, [...segs, 'cipher_suites']);
+    ctx.warn(
+      `cipher suite${unknownSuites.length > 1 ? 's' : ''} ${unknownSuites.join(', ')} cannot be offered with node:tls (OpenSSL); this request block is skipped`,
+      [...segs, 'cipher_suites'],
+    );
   }
 
   const scanMode = ctx.str(raw, 'scan_mode', segs)?.trim().toLowerCase();
-  if (scanMode && !SCAN_MODES.includes(scanMode)) ctx.error(`unknown scan_mode ${JSON.stringify(scanMode)} (expected auto, ctls, ztls or openssl)`, [...segs, 'scan_mode']);
+  if (scanMode && !SCAN_MODES.includes(scanMode))
+    ctx.error(`unknown scan_mode ${JSON.stringify(scanMode)} (expected auto, ctls, ztls or openssl)`, [...segs, 'scan_mode']);
   else if (scanMode === 'ztls') ctx.warn('scan_mode ztls (zcrypto) is not available; handshakes use node:tls (OpenSSL)', [...segs, 'scan_mode']);
 
   const { matchers, extractors } = parseOperatorLists(ctx, raw, segs);

@@ -106,7 +106,12 @@ export function parseTemplate(text: string): ParseResult {
   const runnable = hostProtocols.length > 0 || httpRaw !== undefined;
   for (const p of others) {
     if (!runnable) ctx.error(`protocol ${p} is not supported`, [p], true);
-    else ctx.warn(`protocol ${p} is not supported; only the ${[...(httpRaw !== undefined ? ['http'] : []), ...hostProtocols].join('/')} requests of this template run`, [p], true);
+    else
+      ctx.warn(
+        `protocol ${p} is not supported; only the ${[...(httpRaw !== undefined ? ['http'] : []), ...hostProtocols].join('/')} requests of this template run`,
+        [p],
+        true,
+      );
   }
   if (!runnable && others.length === 0) ctx.error('template has no http, dns or ssl requests (the supported protocols)', []);
 
