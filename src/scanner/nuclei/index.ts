@@ -10,6 +10,8 @@ export { runTemplates, runTemplatesDetailed, createRunStats } from './engine/run
 export { clusterKey } from './engine/clustering.js';
 export { runDnsTemplates, runDnsTemplatesDetailed } from './engine/dns.js';
 export { createDnsResolver, dnsResolverFromClient } from './dns-resolver.js';
+export { runSslTemplates, runSslTemplatesDetailed, sslResponse } from './engine/ssl.js';
+export { createNodeTlsConnector, type NodeTlsConnectorOptions } from './tls-connector.js';
 export { createNodeHttpSender, type NodeHttpSender, type NodeHttpSenderOptions } from './http-sender.js';
 export {
   parseDsl,
