@@ -23,10 +23,12 @@ beforeAll(async () => {
           { name: 'dangling', type: 'CNAME', data: 'gone.example.test' },
           { name: 'alias', type: 'CNAME', data: 'www.example.test' },
           { name: 'app', type: 'CNAME', data: 'myapp.azurewebsites.net' },
+          { name: 'claimed', type: 'CNAME', data: 'taken.azurewebsites.net' },
           { name: 'nospf', type: 'TXT', data: 'hello' },
         ],
       },
       { origin: '2.0.192.in-addr.arpa', records: [{ name: '1', type: 'PTR', data: 'host.example.test' }] },
+      { origin: 'azurewebsites.net', records: [{ name: 'taken', type: 'A', data: '192.0.2.50' }] },
     ],
     override: (q) => (q.name === 'broken.example.test' ? 'SERVFAIL' : undefined),
   });
@@ -107,6 +109,32 @@ describe('dns protocol', () => {
   it('does not report an alias that resolves', async () => {
     const { results } = await run([danglingCname], 'alias.example.test');
     expect(results).toEqual([]);
+  });
+
+  it('azure-takeover-detection: an alias to an unclaimed azurewebsites.net name, not a claimed one nor another dangling alias', async () => {
+    // azure-takeover-detection.yaml (trimmed to the services used here)
+    const azure = template(`${header('azure-takeover-detection')}
+dns:
+  - name: "{{FQDN}}"
+    type: A
+    matchers-condition: and
+    matchers:
+      - type: word
+        words:
+          - NXDOMAIN
+      - type: dsl
+        dsl:
+          - 'contains(cname, "azure-api.net")'
+          - 'contains(cname, "azurewebsites.net")'
+    extractors:
+      - type: dsl
+        dsl:
+          - cname
+`);
+    const hit = await run([azure], 'app.example.test');
+    expect(hit.results.map((r) => r.extractedResults)).toEqual([['myapp.azurewebsites.net']]);
+    expect((await run([azure], 'claimed.example.test')).results).toEqual([]);
+    expect((await run([azure], 'dangling.example.test')).results).toEqual([]);
   });
 
   it('extracts an SPF record from TXT answers, and nothing where there is none', async () => {
