@@ -59,7 +59,7 @@ export function parseDnsBlock(
   for (const op of [...matchers, ...extractors]) if (op.part === 'body' || op.part === 'all') op.part = 'raw';
 
   const provided = new Set([...DNS_INPUT_VARIABLES, ...templateVars, ...extractors.filter((e) => e.name).map((e) => e.name!)]);
-  skipReasons.push(...checkSentText(ctx, [name ?? ''], segs, provided, 'dns'));
+  skipReasons.push(...checkSentText(ctx, skipReasons.length > 0, [name ?? ''], segs, provided, 'dns'));
 
   return {
     path: pathString(segs),

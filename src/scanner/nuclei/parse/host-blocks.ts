@@ -66,7 +66,7 @@ export function checkBlockFields(ctx: Ctx, raw: Record<string, unknown>, segs: S
  * unrunnable (nuclei would not send it either). `provided` are the protocol's input variables plus template
  * variables, constants and extractor names.
  */
-export function checkSentText(ctx: Ctx, texts: string[], segs: Seg[], provided: ReadonlySet<string>, protocol: string): string[] {
+export function checkSentText(ctx: Ctx, skipped: boolean, texts: string[], segs: Seg[], provided: ReadonlySet<string>, protocol: string): string[] {
   const reasons: string[] = [];
   if (texts.some((s) => /interactsh/i.test(s))) {
     reasons.push('interactsh (OAST) is not supported');
@@ -83,7 +83,8 @@ export function checkSentText(ctx: Ctx, texts: string[], segs: Seg[], provided: 
   for (const text of texts) {
     for (const v of markerVariables(text)) if (!provided.has(v) && !/^randstr(_\d+)?$/.test(v)) unknownVars.add(v);
   }
-  if (unknownVars.size && !reasons.length) {
+  // a block skipped anyway (payloads provide such variables) needs no second warning
+  if (unknownVars.size && !reasons.length && !skipped) {
     const list = [...unknownVars].map((v) => `{{${v}}}`).join(', ');
     ctx.warn(
       `variable${unknownVars.size > 1 ? 's' : ''} ${list} not provided to ${protocol} requests; requests using ${unknownVars.size > 1 ? 'them' : 'it'} are skipped unless an earlier request extracts ${unknownVars.size > 1 ? 'them' : 'it'}`,

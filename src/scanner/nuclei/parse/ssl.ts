@@ -102,7 +102,7 @@ export function parseSslBlock(
   }
 
   const provided = new Set([...SSL_INPUT_VARIABLES, ...templateVars, ...extractors.filter((e) => e.name).map((e) => e.name!)]);
-  skipReasons.push(...checkSentText(ctx, [address ?? ''], segs, provided, 'ssl'));
+  skipReasons.push(...checkSentText(ctx, skipReasons.length > 0, [address ?? ''], segs, provided, 'ssl'));
 
   return {
     path: pathString(segs),
