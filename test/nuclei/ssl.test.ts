@@ -133,7 +133,7 @@ describe('ssl protocol', () => {
     expect(hit.results).toHaveLength(1);
     expect(hit.results[0]).toMatchObject({
       templateId: 'expired-ssl',
-      matchedUrl: 'localhost:' + expiredPort,
+      matchedUrl: `localhost:${expiredPort}`,
       extractedResults: ['2020-02-01 00:00:00 +0000 UTC'],
     });
     expect(JSON.parse(hit.results[0].response)).toMatchObject({
