@@ -226,6 +226,56 @@ dns:
     expect(a.warnings.map((w) => w.message)).toContain('cannot use an IP address as DNS input (only PTR questions take one)');
   });
 
+  it('feeds an internal extractor of one block into the next block, and exposes <id>_<field>', async () => {
+    const t = template(`${header('follow-alias')}
+dns:
+  - id: first
+    name: "{{FQDN}}"
+    type: CNAME
+    extractors:
+      - type: regex
+        name: target
+        internal: true
+        group: 1
+        regex:
+          - 'IN\\tCNAME\\t(.+)\\.'
+  - name: "{{target}}"
+    type: A
+    matchers:
+      - type: dsl
+        dsl:
+          - 'contains(first_answer, "CNAME") && len(a) == 2'
+    extractors:
+      - type: dsl
+        dsl:
+          - 'target'
+`);
+    const hit = await run([t], 'alias.example.test');
+    expect(hit.results.map((r) => [r.matchedUrl, r.extractedResults])).toEqual([['www.example.test', ['www.example.test']]]);
+    // no alias: nothing extracted, so the second question cannot be asked
+    const miss = await run([t], 'www.example.test');
+    expect(miss.results).toEqual([]);
+    expect(miss.warnings.map((w) => w.message)).toContain('request not sent: unresolved {{target}}');
+  });
+
+  it('stops after the first matching block with stop-at-first-match', async () => {
+    const t = template(`${header('stop')}
+stop-at-first-match: true
+dns:
+  - name: "{{FQDN}}"
+    type: A
+    matchers: [{ type: word, part: answer, words: ["IN\tA\t"] }]
+  - name: "{{FQDN}}"
+    type: MX
+    matchers: [{ type: word, part: answer, words: ["IN\tMX\t"] }]
+`);
+    const stopped = await run([t], 'example.test');
+    expect(stopped.results).toHaveLength(1);
+    expect(stopped.stats.requestsSent).toBe(1);
+    const noA = await run([t], 'nospf.example.test');
+    expect(noA.stats.requestsSent).toBe(2);
+  });
+
   it('reports a resolver failure as a warning, never as a match', async () => {
     const dead: DnsResolver = {
       exchange: async () => {
