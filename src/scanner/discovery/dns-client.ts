@@ -34,7 +34,11 @@ export type DiscoveryDnsClient = DnsClient & {
    * One question as asked (class, flags, EDNS) and the first answer any server gives, whatever its rcode
    * (SERVFAIL and REFUSED included: the nuclei dns protocol matches on them). DnsQueryError when no server answered.
    */
-  exchange(name: string, type: RecordType, options?: QuestionOptions & { tries?: number }): Promise<{ request: Packet; response: DnsResponse }>;
+  exchange(
+    name: string,
+    type: RecordType,
+    options?: QuestionOptions & { tries?: number; timeoutMs?: number },
+  ): Promise<{ request: Packet; response: DnsResponse }>;
   /** The name servers asked, as `host:port`. */
   readonly servers: readonly string[];
   /** Closes the UDP sockets; questions asked afterwards fail. */
@@ -134,16 +138,16 @@ export function createDnsClient(options: DiscoveryDnsClientOptions = {}): Discov
     health.set(server.key, state);
   }
 
-  async function exchange(server: NameServer, name: string, type: RecordType, options?: QuestionOptions): Promise<DnsResponse> {
+  async function exchange(server: NameServer, name: string, type: RecordType, options?: QuestionOptions, timeoutMs = settings.timeoutMs): Promise<DnsResponse> {
     counters.queries++;
-    const response = await udp.ask(server, name, type, settings.timeoutMs, options);
+    const response = await udp.ask(server, name, type, timeoutMs, options);
     if (!response.flag_tc) return response;
     counters.queries++;
-    return askTcp(server, name, type, settings.timeoutMs, options);
+    return askTcp(server, name, type, timeoutMs, options);
   }
 
   /** Any answer from some server; only network failures move on to the next attempt. */
-  async function exchangeAny(input: string, type: RecordType, options: QuestionOptions & { tries?: number } = {}) {
+  async function exchangeAny(input: string, type: RecordType, options: QuestionOptions & { tries?: number; timeoutMs?: number } = {}) {
     const name = normalizeName(input);
     const order = serverOrder();
     const tries = Math.max(1, Math.min(10, options.tries ?? settings.tries));
@@ -151,7 +155,7 @@ export function createDnsClient(options: DiscoveryDnsClientOptions = {}): Discov
     for (let attempt = 0; attempt < tries; attempt++) {
       const server = order[attempt % order.length];
       try {
-        const response = await limiter.run(server.key, () => exchange(server, name, type, options));
+        const response = await limiter.run(server.key, () => exchange(server, name, type, options, options.timeoutMs));
         noteOutcome(server, false);
         return { request: questionPacket(name, type, options.recursionDesired ?? true, options), response };
       } catch (err) {

@@ -20,6 +20,7 @@ export function dnsResolverFromClient(client: Pick<DiscoveryDnsClient, 'exchange
         authenticatedData: question.authenticatedData,
         ednsUdpSize: EDNS_UDP_SIZE,
         tries: question.retries,
+        timeoutMs: question.timeoutMs,
       });
       return { request: request as DnsMessage, response: response as DnsMessage };
     },

@@ -385,7 +385,8 @@ export interface DnsQuestion {
   /** nuclei sets AD on TXT questions and always adds EDNS0 (udp 4096). */
   authenticatedData: boolean;
   retries: number;
-  timeoutMs: number;
+  /** Per attempt; undefined = the resolver's own setting. */
+  timeoutMs?: number;
   signal?: AbortSignal;
 }
 
@@ -432,7 +433,7 @@ export interface HostTarget {
 }
 
 export interface HostRunDeps {
-  /** Per request timeout. Default 10 000 ms. */
+  /** Per request timeout: ssl handshakes default to 10 000 ms; dns questions to the resolver's own setting. */
   timeoutMs?: number;
   /** Templates run concurrently. Default 4. */
   concurrency?: number;

@@ -70,7 +70,7 @@ function executor(target: HostTarget, deps: DnsRunDeps) {
         recursionDesired: block.recursion,
         authenticatedData: block.type === 'TXT',
         retries: block.retries,
-        timeoutMs: deps.timeoutMs ?? 10_000,
+        timeoutMs: deps.timeoutMs,
         signal: deps.signal,
       });
     } catch (err) {
