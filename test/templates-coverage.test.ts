@@ -26,7 +26,7 @@ const FILES: Record<string, string> = {
   'http/cves/2024/acme-date.yaml': `id: acme-date\n${info}${httpBlock('      - type: dsl\n        dsl:\n          - date_time("%Y") == "2024"')}`,
   // loads with a warning: flow is not run
   'http/osint/acme-flow.yml': `id: acme-flow\n${info}flow: http(1)\n${httpBlock('      - type: word\n        words: ["Acme"]')}`,
-  // rejected: DNS is not supported
+  // loads: a dns template
   'dns/acme-txt.yaml': `id: acme-txt\n${info}dns:\n  - name: "{{FQDN}}"\n    type: TXT\n    matchers:\n      - type: word\n        words: ["acme"]\n`,
   // rejected: broken YAML in a file that still has top-level id and info
   'http/acme-broken.yaml': `id: acme-broken\n${info}http:\n  - method: GET\n    path: [unclosed\n`,
@@ -72,15 +72,15 @@ describe('templates:coverage', () => {
     const report = JSON.parse(output) as CoverageReport;
     expect(report.yamlFiles).toBe(8);
     expect(report.nonTemplates).toBe(2);
-    expect(report.totals).toEqual({ total: 6, loaded: 1, warnings: 2, rejected: 3 });
+    expect(report.totals).toEqual({ total: 6, loaded: 2, warnings: 2, rejected: 2 });
     expect(report.byProtocol).toEqual({
       http: { total: 4, loaded: 1, warnings: 2, rejected: 1 },
-      dns: { total: 1, loaded: 0, warnings: 0, rejected: 1 },
+      dns: { total: 1, loaded: 1, warnings: 0, rejected: 0 },
       workflow: { total: 1, loaded: 0, warnings: 0, rejected: 1 },
     });
     expect(report.byFolder).toEqual({
       http: { total: 4, loaded: 1, warnings: 2, rejected: 1 },
-      dns: { total: 1, loaded: 0, warnings: 0, rejected: 1 },
+      dns: { total: 1, loaded: 1, warnings: 0, rejected: 0 },
       workflows: { total: 1, loaded: 0, warnings: 0, rejected: 1 },
     });
     // http/acme-broken.yaml has no second-level folder; nested folders count under their http/ folder
@@ -99,7 +99,6 @@ describe('templates:coverage', () => {
     ]);
     expect(report.topRejectionCauses).toEqual(
       expect.arrayContaining([
-        { cause: 'unsupported protocol: dns', templates: 1 },
         { cause: 'unsupported protocol: workflows', templates: 1 },
         { cause: "missing required field 'info.severity'", templates: 1 },
         { cause: 'YAML syntax error', templates: 1 },
@@ -111,7 +110,7 @@ describe('templates:coverage', () => {
     const report = JSON.parse(run([folder, '--json']).output) as CoverageReport;
     expect(report.goals.map(({ label, loaded, total }) => ({ label, loaded, total }))).toEqual([
       { label: 'http/ excluding osint/, token-spray/, credential-stuffing/', loaded: 1, total: 3 },
-      { label: 'dns/', loaded: 0, total: 1 },
+      { label: 'dns/', loaded: 1, total: 1 },
       { label: 'ssl/', loaded: 0, total: 0 },
       { label: 'network/', loaded: 0, total: 0 },
     ]);

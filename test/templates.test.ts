@@ -292,9 +292,9 @@ describe('uploads that are refused', () => {
   });
 
   it('a protocol the engine does not run: 400', async () => {
-    const response = await refused('id: dns-only\ninfo:\n  name: x\n  author: me\n  severity: info\ndns:\n  - name: "{{FQDN}}"\n    type: A\n');
+    const response = await refused('id: headless-only\ninfo:\n  name: x\n  author: me\n  severity: info\nheadless:\n  - steps:\n      - action: navigate\n');
     expect(response.status).toBe(400);
-    expect(response.body.details[0]).toMatchObject({ field: 'dns (line 6, column 1)', message: 'protocol dns is not supported' });
+    expect(response.body.details[0]).toMatchObject({ field: 'headless (line 6, column 1)', message: 'protocol headless is not supported' });
   });
 
   it('more than 256 KiB: 413', async () => {

@@ -220,17 +220,17 @@ http:
   });
 
   it('rejects templates without a supported protocol', () => {
-    const r = parseTemplate(`id: dns-only
+    const r = parseTemplate(`id: headless-only
 info:
-  name: DNS
+  name: Headless
   author: x
   severity: info
-dns:
-  - name: "{{FQDN}}"
-    type: A
+headless:
+  - steps:
+      - action: navigate
 `);
     expect(r.template).toBeUndefined();
-    expect(r.errors).toEqual([expect.objectContaining({ message: 'protocol dns is not supported', path: 'dns', line: 6 })]);
+    expect(r.errors).toEqual([expect.objectContaining({ message: 'protocol headless is not supported', path: 'headless', line: 6 })]);
   });
 
   it('requires path or raw and a valid method', () => {
@@ -250,12 +250,12 @@ http:
 
 describe('parseTemplate: warnings for unsupported features', () => {
   it('warns about other protocols next to http', () => {
-    const r = parseTemplate(`${VALID}dns:
-  - name: "{{FQDN}}"
-    type: A
+    const r = parseTemplate(`${VALID}headless:
+  - steps:
+      - action: navigate
 `);
     expect(r.errors).toEqual([]);
-    expect(r.warnings).toContainEqual(expect.objectContaining({ path: 'dns', message: expect.stringContaining('protocol dns is not supported') }));
+    expect(r.warnings).toContainEqual(expect.objectContaining({ path: 'headless', message: expect.stringContaining('protocol headless is not supported') }));
   });
 
   it('warns and marks blocks / matchers / extractors that cannot run', () => {

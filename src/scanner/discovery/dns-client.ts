@@ -6,10 +6,19 @@
  */
 import dns from 'node:dns';
 import ipaddr from 'ipaddr.js';
-import type { Answer, MxData, OptAnswer, RecordType, SoaData } from 'dns-packet';
+import type { Answer, MxData, OptAnswer, Packet, RecordType, SoaData } from 'dns-packet';
 import { normalizeHostName } from '../dns.js';
 import { createHostRateLimiter } from '../rate-limit.js';
-import { askTcp, createUdpTransport, type DnsResponse, DnsTimeoutError, type NameServer, transferZone } from './dns-transport.js';
+import {
+  askTcp,
+  createUdpTransport,
+  type DnsResponse,
+  DnsTimeoutError,
+  type NameServer,
+  type QuestionOptions,
+  questionPacket,
+  transferZone,
+} from './dns-transport.js';
 import type { DnsClient, DnsClientOptions, NameResolution } from './types.js';
 
 export interface DiscoveryDnsClientOptions extends DnsClientOptions {
@@ -21,6 +30,15 @@ export interface DiscoveryDnsClientOptions extends DnsClientOptions {
 }
 
 export type DiscoveryDnsClient = DnsClient & {
+  /**
+   * One question as asked (class, flags, EDNS) and the first answer any server gives, whatever its rcode
+   * (SERVFAIL and REFUSED included: the nuclei dns protocol matches on them). DnsQueryError when no server answered.
+   */
+  exchange(
+    name: string,
+    type: RecordType,
+    options?: QuestionOptions & { tries?: number; timeoutMs?: number },
+  ): Promise<{ request: Packet; response: DnsResponse }>;
   /** The name servers asked, as `host:port`. */
   readonly servers: readonly string[];
   /** Closes the UDP sockets; questions asked afterwards fail. */
@@ -120,12 +138,35 @@ export function createDnsClient(options: DiscoveryDnsClientOptions = {}): Discov
     health.set(server.key, state);
   }
 
-  async function exchange(server: NameServer, name: string, type: RecordType): Promise<DnsResponse> {
+  async function exchange(server: NameServer, name: string, type: RecordType, options?: QuestionOptions, timeoutMs = settings.timeoutMs): Promise<DnsResponse> {
     counters.queries++;
-    const response = await udp.ask(server, name, type, settings.timeoutMs);
+    const response = await udp.ask(server, name, type, timeoutMs, options);
     if (!response.flag_tc) return response;
     counters.queries++;
-    return askTcp(server, name, type, settings.timeoutMs);
+    return askTcp(server, name, type, timeoutMs, options);
+  }
+
+  /** Any answer from some server; only network failures move on to the next attempt. */
+  async function exchangeAny(input: string, type: RecordType, options: QuestionOptions & { tries?: number; timeoutMs?: number } = {}) {
+    const name = normalizeName(input);
+    const order = serverOrder();
+    const tries = Math.max(1, Math.min(10, options.tries ?? settings.tries));
+    let failure = '';
+    for (let attempt = 0; attempt < tries; attempt++) {
+      const server = order[attempt % order.length];
+      try {
+        const response = await limiter.run(server.key, () => exchange(server, name, type, options, options.timeoutMs));
+        noteOutcome(server, false);
+        return { request: questionPacket(name, type, options.recursionDesired ?? true, options), response };
+      } catch (err) {
+        const timedOut = err instanceof DnsTimeoutError;
+        if (timedOut) counters.timeouts++;
+        else counters.errors++;
+        noteOutcome(server, timedOut);
+        failure = (err as Error).message;
+      }
+    }
+    throw new DnsQueryError(failure, { name, type });
   }
 
   /** One question, answered NOERROR or NXDOMAIN by some server, or DnsQueryError. */
@@ -213,6 +254,7 @@ export function createDnsClient(options: DiscoveryDnsClientOptions = {}): Discov
 
   const client: DiscoveryDnsClient = {
     servers: servers.map((server) => server.key),
+    exchange: exchangeAny,
     resolve,
     ns: async (name) => unique((await records(name, 'NS')).map((answer) => normalizeName(answer.data as string))),
     mx: async (name) => unique((await records(name, 'MX')).map((answer) => normalizeName((answer.data as MxData).exchange))),

@@ -44,11 +44,32 @@ interface PendingQuestion {
 const MAX_IDS = 0x10000;
 const UDP_RECEIVE_BUFFER_BYTES = 4 * 1024 * 1024;
 
-export function questionPacket(name: string, type: RecordType, recursionDesired: boolean): Packet {
-  return { type: 'query', id: 0, flags: recursionDesired ? dnsPacket.RECURSION_DESIRED : 0, questions: [{ name, type, class: 'IN' }] };
+/** How a question is asked beyond name and type (the nuclei dns protocol sets all of these). */
+export interface QuestionOptions {
+  /** Default IN. */
+  dnsClass?: string;
+  /** Default true. */
+  recursionDesired?: boolean;
+  authenticatedData?: boolean;
+  /** Add an EDNS0 OPT record with this UDP payload size. */
+  ednsUdpSize?: number;
 }
 
-export function createUdpTransport(): { ask(server: NameServer, name: string, type: RecordType, timeoutMs: number): Promise<DnsResponse>; close(): void } {
+export function questionPacket(name: string, type: RecordType, recursionDesired: boolean, options: QuestionOptions = {}): Packet {
+  let flags = recursionDesired ? dnsPacket.RECURSION_DESIRED : 0;
+  if (options.authenticatedData) flags |= dnsPacket.AUTHENTIC_DATA;
+  const packet: Packet = { type: 'query', id: 0, flags, questions: [{ name, type, class: (options.dnsClass ?? 'IN') as 'IN' }] };
+  if (options.ednsUdpSize)
+    packet.additionals = [
+      { type: 'OPT', name: '.', udpPayloadSize: options.ednsUdpSize, extendedRcode: 0, ednsVersion: 0, flags: 0, flag_do: false, options: [] },
+    ];
+  return packet;
+}
+
+export function createUdpTransport(): {
+  ask(server: NameServer, name: string, type: RecordType, timeoutMs: number, options?: QuestionOptions): Promise<DnsResponse>;
+  close(): void;
+} {
   const sockets = new Map<4 | 6, { socket: dgram.Socket; pending: Map<number, PendingQuestion> }>();
   let closed = false;
 
@@ -88,13 +109,13 @@ export function createUdpTransport(): { ask(server: NameServer, name: string, ty
     return entry;
   }
 
-  function ask(server: NameServer, name: string, type: RecordType, timeoutMs: number): Promise<DnsResponse> {
+  function ask(server: NameServer, name: string, type: RecordType, timeoutMs: number, options: QuestionOptions = {}): Promise<DnsResponse> {
     if (closed) return Promise.reject(new Error('DNS client is closed'));
     const { socket, pending } = socketFor(server.family);
     if (pending.size >= MAX_IDS / 2) return Promise.reject(new Error('too many DNS questions in flight'));
     let id = randomId();
     while (pending.has(id)) id = randomId();
-    const packet = dnsPacket.encode({ ...questionPacket(name, type, true), id });
+    const packet = dnsPacket.encode({ ...questionPacket(name, type, options.recursionDesired ?? true, options), id });
     return new Promise<DnsResponse>((resolve, reject) => {
       const timer = setTimeout(() => {
         pending.delete(id);
@@ -177,8 +198,8 @@ export function exchangeTcp(
 }
 
 /** One question over TCP: after a truncated UDP answer (RFC 7766 §5). */
-export async function askTcp(server: NameServer, name: string, type: RecordType, timeoutMs: number): Promise<DnsResponse> {
-  const packet = { ...questionPacket(name, type, true), id: randomId() };
+export async function askTcp(server: NameServer, name: string, type: RecordType, timeoutMs: number, options: QuestionOptions = {}): Promise<DnsResponse> {
+  const packet = { ...questionPacket(name, type, options.recursionDesired ?? true, options), id: randomId() };
   let answer: DnsResponse | undefined;
   await exchangeTcp(
     server.host,

@@ -8,6 +8,10 @@
 export { parseTemplate, TARGET_VARIABLES } from './parse/template.js';
 export { runTemplates, runTemplatesDetailed, createRunStats } from './engine/run.js';
 export { clusterKey } from './engine/clustering.js';
+export { runDnsTemplates, runDnsTemplatesDetailed } from './engine/dns.js';
+export { createDnsResolver, dnsResolverFromClient } from './dns-resolver.js';
+export { runSslTemplates, runSslTemplatesDetailed, sslResponse } from './engine/ssl.js';
+export { createNodeTlsConnector, type NodeTlsConnectorOptions } from './tls-connector.js';
 export { createNodeHttpSender, type NodeHttpSender, type NodeHttpSenderOptions } from './http-sender.js';
 export { runNetworkTemplates, createNetworkRunStats, networkTemplatePorts } from './engine/network.js';
 export { createNodeNetworkConnector, type NodeNetworkConnectorOptions } from './network-connector.js';

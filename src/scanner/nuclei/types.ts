@@ -150,6 +150,10 @@ export interface NucleiTemplate {
   requests: HttpRequestBlock[];
   /** Key used in the YAML for the http blocks (`http` or legacy `requests`). */
   protocolKey: 'http' | 'requests';
+  /** `dns:` blocks (see engine/dns.ts); absent when the template has none. */
+  dns?: DnsRequestBlock[];
+  /** `ssl:` blocks (see engine/ssl.ts); absent when the template has none. */
+  ssl?: SslRequestBlock[];
   /** Top-level `stop-at-first-match`: stop running further request blocks once one matched. */
   stopAtFirstMatch: boolean;
   /** When set the whole template is not run (e.g. a `flow:` the engine cannot execute). */
@@ -297,4 +301,156 @@ export interface RunOutput {
   results: TemplateResult[];
   warnings: RunWarning[];
   stats: RunStats;
+}
+
+/* ------------------------------------------------------------------------------------------------------------ */
+/* DNS and SSL protocols (host targets)                                                                         */
+/* ------------------------------------------------------------------------------------------------------------ */
+
+/** What the matchers/extractors of any protocol's block need (engine/operators.ts). */
+export type OperatorBlock = Pick<HttpRequestBlock, 'matchers' | 'extractors' | 'matchersCondition'>;
+
+export interface DnsRequestBlock extends OperatorBlock {
+  /** e.g. `dns[0]`. */
+  path: string;
+  index: number;
+  id?: string;
+  /** Question name, usually `{{FQDN}}` (may contain markers). */
+  name: string;
+  /** Question type, upper case (A, AAAA, CNAME, NS, TXT, MX, PTR, SOA, SRV, CAA, DS, TLSA, ANY). */
+  type: string;
+  /** Question class, upper case (IN, CH, HS, CS, NONE, ANY). */
+  class: string;
+  /** Recursion desired flag (nuclei default true). */
+  recursion: boolean;
+  /** Attempts on network errors (nuclei default 3). */
+  retries: number;
+  /** Resolvers given in the template; ignored (the injected resolver decides), a warning was emitted. */
+  resolvers: string[];
+  stopAtFirstMatch: boolean;
+  /** When set the block is not run (payloads, trace...); a warning was emitted. */
+  skip?: string;
+}
+
+export type TlsVersionName = 'sslv3' | 'tls10' | 'tls11' | 'tls12' | 'tls13';
+
+export interface SslRequestBlock extends OperatorBlock {
+  /** e.g. `ssl[0]`. */
+  path: string;
+  index: number;
+  id?: string;
+  /** `host:port` to connect to, usually `{{Host}}:{{Port}}`. */
+  address: string;
+  minVersion?: TlsVersionName;
+  maxVersion?: TlsVersionName;
+  /** IANA cipher suite names asked for (translated to OpenSSL names when the connection is made). */
+  cipherSuites: string[];
+  stopAtFirstMatch: boolean;
+  /** When set the block is not run (a version or mode node:tls cannot honour...); a warning was emitted. */
+  skip?: string;
+}
+
+/** One DNS resource record as decoded from the wire (dns-packet's shape). */
+export interface DnsRecord {
+  name: string;
+  type: string;
+  class?: string;
+  ttl?: number;
+  /** Type-specific data as dns-packet decodes it (string, Buffer, Buffer[], object...). */
+  data?: unknown;
+  /** EDNS (OPT) fields. */
+  udpPayloadSize?: number;
+  extendedRcode?: number;
+  ednsVersion?: number;
+  flags?: number;
+  flag_do?: boolean;
+}
+
+/** A DNS message (dns-packet's decoded shape). */
+export interface DnsMessage {
+  id?: number;
+  type?: 'query' | 'response';
+  /** Header flags as a 16-bit field (qr, opcode, aa, tc, rd, ra, z, ad, cd, rcode). */
+  flags?: number;
+  rcode?: string;
+  questions?: Array<{ name: string; type: string; class?: string }>;
+  answers?: DnsRecord[];
+  authorities?: DnsRecord[];
+  additionals?: DnsRecord[];
+}
+
+export interface DnsQuestion {
+  /** Name without the trailing dot. */
+  name: string;
+  type: string;
+  class: string;
+  recursionDesired: boolean;
+  /** nuclei sets AD on TXT questions and always adds EDNS0 (udp 4096). */
+  authenticatedData: boolean;
+  retries: number;
+  /** Per attempt; undefined = the resolver's own setting. */
+  timeoutMs?: number;
+  signal?: AbortSignal;
+}
+
+/** Sends one DNS question and returns the answer whatever its rcode; throws on network failure. */
+export interface DnsResolver {
+  exchange(question: DnsQuestion): Promise<{ request: DnsMessage; response: DnsMessage }>;
+}
+
+/** A TLS handshake to make (engine/ssl.ts → injected connector). */
+export interface TlsProbeRequest {
+  host: string;
+  port: number;
+  /** SNI: the host name (not sent for IP addresses). */
+  servername?: string;
+  minVersion?: 'TLSv1' | 'TLSv1.1' | 'TLSv1.2' | 'TLSv1.3';
+  maxVersion?: 'TLSv1' | 'TLSv1.1' | 'TLSv1.2' | 'TLSv1.3';
+  /** OpenSSL cipher list (TLS 1.2 and below) and TLS 1.3 suites; undefined = every cipher OpenSSL has. */
+  ciphers?: string;
+  ciphersuites?: string;
+  timeoutMs: number;
+  signal?: AbortSignal;
+}
+
+/** What a completed handshake showed. */
+export interface TlsProbe {
+  /** node's getProtocol(): TLSv1, TLSv1.1, TLSv1.2, TLSv1.3. */
+  protocol: string;
+  /** IANA name of the negotiated suite (node's getCipher().standardName). */
+  cipher: string;
+  /** DER certificates as sent: leaf first. */
+  chain: Uint8Array[];
+  /** Address actually connected to. */
+  remoteAddress: string;
+  servername?: string;
+}
+
+export type TlsConnector = (req: TlsProbeRequest) => Promise<TlsProbe>;
+
+export interface HostTarget {
+  /** Host name or IP address (no port, no brackets needed). */
+  host: string;
+  /** Port for ssl templates (default 443). */
+  port?: number;
+}
+
+export interface HostRunDeps {
+  /** Per request timeout: ssl handshakes default to 10 000 ms; dns questions to the resolver's own setting. */
+  timeoutMs?: number;
+  /** Templates run concurrently. Default 4. */
+  concurrency?: number;
+  stats?: RunStats;
+  onWarning?: (warning: RunWarning) => void;
+  signal?: AbortSignal;
+}
+
+export interface DnsRunDeps extends HostRunDeps {
+  resolver: DnsResolver;
+}
+
+export interface SslRunDeps extends HostRunDeps {
+  connect: TlsConnector;
+  /** Allow an `address` that is not the target's host:port. Default false: such blocks are skipped. */
+  allowOffTargetRequests?: boolean;
 }

@@ -27,7 +27,16 @@ class Parser {
   }
 
   parseAll(): DslNode {
-    const node = this.expr();
+    let node = this.expr();
+    // govaluate reads a top-level `a, b` as the list [a, b] (templates extract "tls_version, cipher" this way)
+    if (this.isOp(',')) {
+      const items = [node];
+      while (this.isOp(',')) {
+        this.next();
+        items.push(this.expr());
+      }
+      node = { k: 'arr', items };
+    }
     const t = this.peek();
     if (t.t !== 'eof') throw new DslSyntaxError(`unexpected token at ${t.pos}`);
     return node;

@@ -18,13 +18,14 @@ import { markerUnknownFunctions } from './dsl.js';
 import { parseInfo } from './info.js';
 import { parseNetworkProtocol } from './network.js';
 import { parseBlock } from './requests.js';
+import { HOST_PROTOCOLS, parseHostProtocols } from './host-protocols.js';
 
 export type { ParseResult, TemplateIssue } from '../types.js';
 
 const TEMPLATE_ID_RE = /^([a-zA-Z0-9]+[-_])*[a-zA-Z0-9]+$/;
 const MAX_TEMPLATE_BYTES = 2 * 1024 * 1024;
 
-const OTHER_PROTOCOLS = ['dns', 'file', 'headless', 'ssl', 'websocket', 'whois', 'code', 'javascript', 'workflows'] as const;
+const OTHER_PROTOCOLS = ['file', 'headless', 'websocket', 'whois', 'code', 'javascript', 'workflows'] as const;
 
 const KNOWN_TOP_LEVEL = new Set<string>([
   'id',
@@ -40,6 +41,7 @@ const KNOWN_TOP_LEVEL = new Set<string>([
   'network',
   'tcp',
   ...OTHER_PROTOCOLS,
+  ...HOST_PROTOCOLS,
 ]);
 
 /** Variables the engine provides from the target URL. */
@@ -103,12 +105,14 @@ export function parseTemplate(text: string): ParseResult {
   if (root.http !== undefined && root.requests !== undefined) ctx.warn("both 'http' and legacy 'requests' given; 'requests' is ignored", ['requests'], true);
   else if (root.requests !== undefined) ctx.warn("'requests' is deprecated; use 'http'", ['requests'], true);
   const others = OTHER_PROTOCOLS.filter((p) => root[p] !== undefined && root[p] !== null);
+  const hostProtocols = HOST_PROTOCOLS.filter((p) => root[p] !== undefined && root[p] !== null);
   const hasNetwork = (root.network ?? root.tcp) !== undefined && (root.network ?? root.tcp) !== null;
+  const running = [...(httpRaw !== undefined ? ['http'] : []), ...hostProtocols, ...(hasNetwork ? ['network'] : [])];
   for (const p of others) {
-    if (httpRaw === undefined && !hasNetwork) ctx.error(`protocol ${p} is not supported`, [p], true);
-    else ctx.warn(`protocol ${p} is not supported; only the http and network requests of this template run`, [p], true);
+    if (!running.length) ctx.error(`protocol ${p} is not supported`, [p], true);
+    else ctx.warn(`protocol ${p} is not supported; only the ${running.join('/')} requests of this template run`, [p], true);
   }
-  if (httpRaw === undefined && others.length === 0 && !hasNetwork) ctx.error('template has no http requests (the only supported protocol)', []);
+  if (!running.length && others.length === 0) ctx.error('template has no http, dns, ssl or network requests (the supported protocols)', []);
 
   let skip: string | undefined;
   if (root.flow !== undefined && root.flow !== null && root.flow !== '') {
@@ -172,9 +176,13 @@ export function parseTemplate(text: string): ParseResult {
   }
 
   const network = parseNetworkProtocol(ctx, root, knownVars, templateStop);
+  // dns/ssl requests get their own input variables, not the URL ones
+  const templateVars = new Set([...knownVars].filter((v) => !TARGET_VARIABLES.includes(v)));
+  const hostBlocks = parseHostProtocols(ctx, root, templateVars, templateStop, httpRaw !== undefined);
 
   if (ctx.errors.length || !info) return { errors: ctx.errors, warnings: ctx.warnings };
   const template: NucleiTemplate = {
+    ...hostBlocks,
     id,
     info,
     variables,

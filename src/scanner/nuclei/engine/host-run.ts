@@ -1,0 +1,223 @@
+/**
+ * What the dns and ssl runners share (nuclei's executer for one protocol's blocks against one input):
+ * blocks in order, template variables evaluated once from the protocol's input variables, internal extractor
+ * values template-wide (latest wins), `<id>_<name>` values for later blocks, stop-at-first-match, result events
+ * built like nuclei's MakeDefaultResultEvent, bounded template concurrency, warnings and counters.
+ */
+import { randomInt } from 'node:crypto';
+import { excerpt } from '../bytes.js';
+import { type DslRecord, type DslScope, type DslValue, renderMarkers, scopeOf } from '../dsl/index.js';
+import type { HostRunDeps, Matcher, NucleiTemplate, OperatorBlock, RunOutput, RunStats, RunWarning, TemplateResult } from '../types.js';
+import { MutableScope, type OperatorResult, type PartResolver, executeOperators } from './operators.js';
+import { createRunStats } from './run.js';
+
+const REQUEST_EXCERPT = 4 * 1024;
+const RESPONSE_EXCERPT = 8 * 1024;
+const RANDSTR_CHARS = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
+
+export interface HostBlock extends OperatorBlock {
+  path: string;
+  id?: string;
+  stopAtFirstMatch: boolean;
+  skip?: string;
+}
+
+/** One exchange of a block, as the protocol saw it. */
+export interface HostEvent {
+  /** nuclei's internal event (responseToDSLMap). */
+  data: Record<string, DslValue>;
+  /** What a finding reports as matched-at. */
+  matched: string;
+  request: string;
+  response: string;
+}
+
+/** The protocol part: render and send one block, or say why it was not sent (undefined + warning). */
+export type BlockExecutor<B extends HostBlock> = (block: B, scope: DslScope, run: HostTemplateRun<B>) => Promise<HostEvent | undefined>;
+
+export class HostTemplateRun<B extends HostBlock> {
+  private readonly results: TemplateResult[] = [];
+  private readonly resultKeys = new Set<string>();
+  private readonly dynamic = new Map<string, string[]>();
+  private readonly previous: DslRecord = Object.create(null) as DslRecord;
+  private readonly randstr = new Map<string, string>();
+  private readonly vars: DslRecord = Object.create(null) as DslRecord;
+
+  constructor(
+    readonly tpl: NucleiTemplate,
+    private readonly inputVars: DslRecord,
+    readonly deps: HostRunDeps,
+    readonly stats: RunStats,
+    private readonly warnings: RunWarning[],
+  ) {}
+
+  warn(message: string, path?: string) {
+    const w: RunWarning = { templateId: this.tpl.id, path, message };
+    this.warnings.push(w);
+    this.deps.onWarning?.(w);
+  }
+
+  /** Scope for rendering and matching: input variables < dynamic values < previous < template variables < constants < randstr. */
+  scope(): DslScope {
+    const dynamic: DslRecord = Object.create(null) as DslRecord;
+    for (const [k, v] of this.dynamic) {
+      dynamic[k] = v[0];
+      if (v.length > 1) {
+        v.forEach((x, i) => {
+          dynamic[`${k}${i}`] = x;
+        });
+      }
+    }
+    const randstr: DslScope = {
+      get: (name: string) => {
+        if (!/^randstr(_\d+)?$/.test(name)) return undefined;
+        let v = this.randstr.get(name);
+        if (!v) {
+          v = '';
+          for (let i = 0; i < 27; i++) v += RANDSTR_CHARS[randomInt(RANDSTR_CHARS.length)];
+          this.randstr.set(name, v);
+        }
+        return v;
+      },
+    };
+    return scopeOf(this.inputVars, dynamic, this.previous, this.vars, this.tpl.constants, randstr);
+  }
+
+  /** Template variables, each evaluated once as soon as what it uses is known. */
+  private resolveVariables(pending: Set<string>) {
+    for (let progress = true; progress && pending.size > 0; ) {
+      progress = false;
+      for (const [name, raw] of this.tpl.variables) {
+        if (!pending.has(name)) continue;
+        const r = renderMarkers(raw, this.scope());
+        if (r.unresolved.length || r.errors.length) continue;
+        this.vars[name] = r.text;
+        pending.delete(name);
+        progress = true;
+      }
+    }
+  }
+
+  async run(blocks: B[], execute: BlockExecutor<B>, readPart: PartResolver): Promise<TemplateResult[]> {
+    if (this.tpl.skip) {
+      this.stats.templatesSkipped++;
+      this.warn(`template skipped: ${this.tpl.skip}`);
+      return [];
+    }
+    this.stats.templatesRun++;
+    const pending = new Set(this.tpl.variables.map(([name]) => name));
+    let templateMatched = false;
+    for (const block of blocks) {
+      if (this.deps.signal?.aborted) break;
+      if (templateMatched && this.tpl.stopAtFirstMatch) break;
+      if (block.skip) {
+        this.warn(`request block skipped: ${block.skip}`, block.path);
+        continue;
+      }
+      this.resolveVariables(pending);
+      const unsupported = block.matchers.filter((m: Matcher) => m.unsupported);
+      if (unsupported.length) {
+        this.warn(
+          `${unsupported.map((m) => `${m.path}: ${m.unsupported}`).join('; ')} — this request block cannot match (it still runs for extractors)`,
+          block.path,
+        );
+      }
+      const layers = this.scope();
+      const event = await execute(block, layers, this);
+      if (!event) continue;
+      const scope = new MutableScope(scopeOf(layers, event.data));
+      const op = executeOperators(block, scope, unsupported.length > 0, readPart);
+      if (block.id) {
+        for (const [k, v] of Object.entries(event.data)) this.previous[`${block.id}_${k}`] = v;
+        for (const [k, v] of scope.local) this.previous[`${block.id}_${k}`] = v;
+      }
+      if (!op) continue;
+      for (const [k, v] of op.dynamicValues) this.dynamic.set(k, v);
+      this.emit(block, op, event);
+      if (op.matched) templateMatched = true;
+    }
+    return this.results;
+  }
+
+  /** nuclei MakeDefaultResultEvent. */
+  private emit(block: B, op: OperatorResult, event: HostEvent) {
+    if (op.dynamicValues.size && !op.matched) return;
+    const extracted = op.extracts.size > 0 || op.outputExtracts.length > 0;
+    if (extracted && block.matchers.length && !op.matched) return;
+    if (!op.matched && !extracted) return;
+    const info = this.tpl.info;
+    const c = info.classification;
+    const classification: TemplateResult['classification'] = {};
+    if (c.cveId?.length) classification.cveId = c.cveId;
+    if (c.cweId?.length) classification.cweId = c.cweId;
+    if (c.cvssMetrics) classification.cvssMetrics = c.cvssMetrics;
+    if (c.cvssScore !== undefined) classification.cvssScore = c.cvssScore;
+    const base = (): TemplateResult => ({
+      templateId: this.tpl.id,
+      templateName: info.name,
+      severity: info.severity,
+      extractedResults: [...op.outputExtracts],
+      matchedUrl: event.matched,
+      request: excerpt(event.request, REQUEST_EXCERPT),
+      response: excerpt(event.response, RESPONSE_EXCERPT),
+      classification,
+      remediation: info.remediation,
+      description: info.description,
+      reference: info.reference.length ? info.reference : undefined,
+      tags: info.tags.length ? info.tags : undefined,
+      author: info.author.length ? info.author : undefined,
+    });
+    const out: TemplateResult[] = [];
+    if (op.matches.length) for (const name of op.matches) out.push({ ...base(), matcherName: name });
+    else if (op.extracts.size) for (const [name, values] of op.extracts) out.push({ ...base(), extractorName: name, extractedResults: values });
+    else out.push(base());
+    for (const r of out) {
+      const key = JSON.stringify([r.matcherName ?? '', r.extractorName ?? '', r.matchedUrl, r.extractedResults]);
+      if (this.resultKeys.has(key)) continue;
+      this.resultKeys.add(key);
+      this.results.push(r);
+    }
+  }
+}
+
+/** Runs `templates` with bounded concurrency; results keep the templates' order. */
+export async function runHostTemplates<B extends HostBlock>(
+  templates: NucleiTemplate[],
+  deps: HostRunDeps,
+  blocksOf: (t: NucleiTemplate) => B[] | undefined,
+  inputVars: DslRecord,
+  execute: BlockExecutor<B>,
+  readPart: PartResolver,
+): Promise<RunOutput> {
+  const stats = deps.stats ?? createRunStats();
+  const warnings: RunWarning[] = [];
+  const runnable = templates.filter((t) => (blocksOf(t)?.length ?? 0) > 0);
+  const perTemplate: TemplateResult[][] = runnable.map(() => []);
+  let next = 0;
+  const worker = async () => {
+    for (;;) {
+      const i = next++;
+      if (i >= runnable.length || deps.signal?.aborted) return;
+      const run = new HostTemplateRun<B>(runnable[i], inputVars, deps, stats, warnings);
+      try {
+        perTemplate[i] = await run.run(blocksOf(runnable[i])!, execute, readPart);
+      } catch (err) {
+        run.warn(`template failed: ${(err as Error).message}`);
+      }
+    }
+  };
+  const workers = Math.max(1, Math.min(deps.concurrency ?? 4, runnable.length || 1));
+  await Promise.all(Array.from({ length: workers }, worker));
+  return { results: perTemplate.flat(), warnings, stats };
+}
+
+/** Renders a block field; undefined (and a warning) when markers stay unresolved, as nuclei refuses to send then. */
+export function renderField(text: string, scope: DslScope, run: { warn(m: string, p?: string): void }, path: string): string | undefined {
+  const r = renderMarkers(text, scope);
+  if (r.unresolved.length || r.errors.length) {
+    const what = r.unresolved.length ? `unresolved ${r.unresolved.map((v) => `{{${v}}}`).join(', ')}` : r.errors.join('; ');
+    run.warn(`request not sent: ${what}`, path);
+    return undefined;
+  }
+  return r.text;
+}
