@@ -112,7 +112,8 @@ export function createScanRunner(deps: AppDeps) {
     let output: NonNullable<StepOutputs[StepName]>;
     const began = performance.now();
     const usesDiscovery = step.name === 'discovery' || step.name === 'pivot';
-    const dns = usesDiscovery ? createDnsClient(dnsClientOptions) : undefined;
+    // The checks step asks DNS too: the dns templates' questions go through the same client and limits.
+    const dns = usesDiscovery || step.name === 'checks' ? createDnsClient(dnsClientOptions) : undefined;
     const autoEnable = scan.workspace.isAutoEnableAssetAfterDiscovered;
     try {
       const runner = STEP_RUNNERS[step.name as StepName];
@@ -277,9 +278,9 @@ async function ingestStepOutput(
   if (assets.length) result.createdAssets = (await upsertAssets(tx, probedScope, assets)).created.map((asset) => asset.id);
   if (name !== 'checks') return result;
 
-  const { findings, errors, checkIds, serviceCheckIds = [] } = output as NonNullable<StepOutputs['checks']>;
+  const { findings, errors, checkIds, serviceCheckIds = [], hostCheckIds = [] } = output as NonNullable<StepOutputs['checks']>;
   const covered = await tx.asset.findMany({
-    where: { workspaceId: scope.workspaceId, lastScanId: scope.scanId, kind: { in: ['web', 'certificate', 'service'] } },
+    where: { workspaceId: scope.workspaceId, lastScanId: scope.scanId, kind: { in: ['web', 'certificate', 'service', 'host'] } },
     select: { id: true, key: true, kind: true },
   });
   const idByKey = new Map(covered.map((asset) => [asset.key, asset.id]));
@@ -291,11 +292,13 @@ async function ingestStepOutput(
       return `${checkId} ${idByKey.get(assetKey ?? '') ?? ''}`;
     }),
   );
-  // Web checks and templates fix on what was probed over HTTP/TLS; network templates on the services they reached.
+  // Web checks and templates fix on what was probed over HTTP/TLS; network and ssl templates on the services they
+  // reached; dns templates on the names they asked about.
   const ofKinds = (kinds: string[]) => covered.filter((asset) => kinds.includes(asset.kind)).map((asset) => asset.id);
   result.fixed = [
     ...(await resolveUnseenFindings(tx, scope, { checkIds, assetIds: ofKinds(['web', 'certificate']), erroredPairs })),
     ...(await resolveUnseenFindings(tx, scope, { checkIds: serviceCheckIds, assetIds: ofKinds(['service']), erroredPairs })),
+    ...(await resolveUnseenFindings(tx, scope, { checkIds: hostCheckIds, assetIds: ofKinds(['host']), erroredPairs })),
   ];
   result.opened = recorded.opened;
   result.reopened = recorded.reopened;

@@ -16,7 +16,8 @@ import type { ScanOptions } from './schemas.js';
 import { hostsOfTarget, portOfUrl } from './expand.js';
 import { runTemplatesOnWeb, type RunnableTemplate, type TemplateScanSummary } from '../../scanner/nuclei/run-on-web.js';
 import { runTemplatesOnServices } from '../../scanner/nuclei/run-on-services.js';
-import type { DnsClient } from '../../scanner/discovery/index.js';
+import { runTemplatesOnHostNames, runTemplatesOnTlsServices } from '../../scanner/nuclei/run-on-hosts.js';
+import type { DiscoveryDnsClient } from '../../scanner/discovery/index.js';
 import { runDiscoveryStep, runPivotStep, type DiscoveryInputs, type DiscoveryStepOutput, type PivotStepOutput } from './discovery-steps.js';
 
 /** What each step keeps in ScanStep.output: the next steps (and a retry) read it back. */
@@ -33,8 +34,10 @@ export interface StepOutputs {
     errors: StepError[];
     /** Checks that ran on the web endpoints and certificates (a finding of one not seen again there is fixed). */
     checkIds: string[];
-    /** Templates that ran on the port scan's services (network blocks): the same, on service assets. */
+    /** Templates that ran on the port scan's services (network and ssl blocks): the same, on service assets. */
     serviceCheckIds?: string[];
+    /** Templates whose dns blocks asked about the scan's host names: the same, on host assets. */
+    hostCheckIds?: string[];
     templates?: TemplateScanSummary;
   };
 }
@@ -54,7 +57,7 @@ export interface StepContext {
   /** SCAN_DNS_SERVERS: every name a step resolves goes there (the system's resolvers when empty). */
   dnsServers?: string[];
   /** The discovery steps' DNS client (SCAN_DNS_SERVERS with per-server limits). */
-  dns?: DnsClient;
+  dns?: DiscoveryDnsClient;
   /** Loaded for the discovery steps: the workspace's scope and wordlist, the CT endpoint, earlier observations. */
   discovery?: DiscoveryInputs;
   /** Which of these discovered names may be probed now: enabled hosts, and new ones when the workspace auto-enables. */
@@ -149,38 +152,70 @@ export const STEP_RUNNERS = {
     const web = [...(ctx.previous.http?.web ?? []), ...(ctx.previous.pivot?.web ?? [])];
     const certificates = [...(ctx.previous.tls?.certificates ?? []), ...(ctx.previous.pivot?.certificates ?? [])];
     const services = [...(ctx.previous.ports?.services ?? []), ...(ctx.previous.pivot?.services ?? [])];
-    const templates = ctx.templates && (web.length || services.length) ? await ctx.templates() : [];
+    // dns templates ask about names (not addresses); ssl templates handshake with what answered TLS.
+    const hostNames = [
+      ...new Set([...(ctx.previous.dns?.hosts ?? []), ...(ctx.previous.pivot?.hosts ?? [])].filter((h) => h.resolvedVia !== 'literal').map((h) => h.host)),
+    ];
+    const tlsEndpoints = uniqueEndpoints(certificates);
+    const anything = web.length || services.length || hostNames.length;
+    const templates = ctx.templates && anything ? await ctx.templates() : [];
     // Built-in checks and templates run side by side; the limiter bounds what they send to each host together.
     const builtinChecks = ctx.builtinChecks ?? true;
     const templateDeps = { guard: ctx.guard, limiter: ctx.limiter, timeoutMs: ctx.options.timeoutMs, budgetMs: ctx.templateBudgetMs };
-    const [builtin, onWeb, onServices] = await Promise.all([
+    const noRun = {
+      findings: [],
+      errors: [],
+      checkIds: [],
+      summary: { templates: 0, endpoints: 0, requestsSent: 0, requestsSaved: 0, requestsFailed: 0, truncated: 0 },
+    };
+    const [builtin, onWeb, onServices, onNames, onTls] = await Promise.all([
       builtinChecks
         ? runStep('checks', { web, certificates, timeoutMs: ctx.options.timeoutMs }, { guard: ctx.guard, limiter: ctx.limiter })
         : { observations: [], errors: [] },
       runTemplatesOnWeb(templates, web, templateDeps),
       runTemplatesOnServices(templates, services, templateDeps),
+      ctx.dns ? runTemplatesOnHostNames(templates, hostNames, { ...templateDeps, dns: ctx.dns }) : noRun,
+      runTemplatesOnTlsServices(templates, tlsEndpoints, templateDeps),
     ]);
+    const runs = [onWeb, onServices, onNames, onTls];
     return {
-      findings: [...(builtin.observations as FindingObservation[]), ...onWeb.findings, ...onServices.findings],
-      errors: [...builtin.errors, ...onWeb.errors, ...onServices.errors],
+      findings: [...(builtin.observations as FindingObservation[]), ...runs.flatMap((run) => run.findings)],
+      errors: [...builtin.errors, ...runs.flatMap((run) => run.errors)],
       checkIds: [...(builtinChecks ? BUILTIN_CHECKS.map((check) => check.id) : []), ...onWeb.checkIds],
-      serviceCheckIds: onServices.checkIds,
-      templates: addSummaries(templates, onWeb.summary, onServices.summary),
+      serviceCheckIds: [...new Set([...onServices.checkIds, ...onTls.checkIds])].sort(),
+      hostCheckIds: onNames.checkIds,
+      templates: addSummaries(
+        templates,
+        runs.map((run) => run.summary),
+      ),
     };
   },
 };
 
-/** One summary of the template runs: each template counted once (one may have both http and network blocks). */
-function addSummaries(templates: readonly RunnableTemplate[], web: TemplateScanSummary, services: TemplateScanSummary): TemplateScanSummary {
-  const runnable = templates.filter(({ template }) => !template.skip && (template.requests.length > 0 || Boolean(template.network?.length)));
+/** One summary of the template runs: each template counted once (one may have blocks of several protocols). */
+function addSummaries(templates: readonly RunnableTemplate[], summaries: TemplateScanSummary[]): TemplateScanSummary {
+  const runnable = templates.filter(
+    ({ template }) => !template.skip && (template.requests.length > 0 || Boolean(template.network?.length || template.dns?.length || template.ssl?.length)),
+  );
+  const sum = (key: Exclude<keyof TemplateScanSummary, 'templates'>) => summaries.reduce((total, summary) => total + summary[key], 0);
   return {
     templates: runnable.length,
-    endpoints: web.endpoints + services.endpoints,
-    requestsSent: web.requestsSent + services.requestsSent,
-    requestsSaved: web.requestsSaved + services.requestsSaved,
-    requestsFailed: web.requestsFailed + services.requestsFailed,
-    truncated: web.truncated + services.truncated,
+    endpoints: sum('endpoints'),
+    requestsSent: sum('requestsSent'),
+    requestsSaved: sum('requestsSaved'),
+    requestsFailed: sum('requestsFailed'),
+    truncated: sum('truncated'),
   };
+}
+
+/** One TLS endpoint per address and port (a certificate observation per name may repeat them). */
+function uniqueEndpoints(certificates: readonly CertificateObservation[]): { host?: string; address: string; port: number }[] {
+  const byKey = new Map<string, { host?: string; address: string; port: number }>();
+  for (const certificate of certificates) {
+    const key = `${certificate.address}:${certificate.port}`;
+    if (!byKey.has(key)) byKey.set(key, { host: certificate.host, address: certificate.address, port: certificate.port });
+  }
+  return [...byKey.values()];
 }
 
 /** The ports the ports step probes on every address (the change feed's coverage reads it too). */

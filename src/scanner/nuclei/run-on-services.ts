@@ -47,7 +47,7 @@ export async function runTemplatesOnServices(
   const runnable = templates.map((entry) => entry.template).filter((template) => !template.skip && hasNetworkBlocks(template));
   const summary: TemplateScanSummary = {
     templates: runnable.length,
-    endpoints: services.length,
+    endpoints: runnable.length ? services.length : 0,
     requestsSent: 0,
     requestsSaved: 0,
     requestsFailed: 0,
