@@ -47,7 +47,13 @@ const CANCEL_GRACE_MS = 1_000;
 const RECHECK_MS = 250;
 /** Tasks mostly wait on the network, so a few threads carry many tasks; matching is what they are for. */
 const POOL_SIZE = Math.max(2, Math.min(4, os.availableParallelism()));
-const BOOT = new URL('./template-worker.boot.mjs', import.meta.url);
+/**
+ * Compiled (dist/, `npm start`), the worker runs template-worker.js directly. From source (tsx: dev, tests)
+ * a worker thread does not inherit the loader, so it starts through a file that registers tsx first.
+ */
+const WORKER_ENTRY = import.meta.url.endsWith('.ts')
+  ? new URL('./template-worker.boot.mjs', import.meta.url)
+  : new URL('./template-worker.js', import.meta.url);
 
 interface Task {
   id: number;
@@ -74,7 +80,7 @@ const slots: Slot[] = [];
 let nextTaskId = 1;
 
 function spawn(): Slot {
-  const worker = new Worker(BOOT);
+  const worker = new Worker(WORKER_ENTRY);
   worker.unref();
   const slot: Slot = { worker, tasks: new Map(), dead: false, ready: false, lastSeen: Date.now() };
   worker.on('message', (message: FromWorker) => onMessage(slot, message));
