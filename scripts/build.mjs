@@ -1,16 +1,14 @@
 // `npm run build`: the compiled JavaScript that `npm start` and `npm run worker` run (dist/).
 //
-// dist/ mirrors the repository root for everything the server reads at run time, so paths that modules
-// compute from their own location (`new URL('../../prisma/migrations', import.meta.url)`, the
-// `../../../package.json` import, ./pack/*.yaml, ./data/*.txt) resolve the same way from dist/src as from src:
-//   dist/src/**             every src/**/*.ts transpiled to .js, plus src's other files (templates, wordlist)
-//   dist/prisma/generated/  the generated Prisma client (TypeScript) transpiled
+// dist/ mirrors the repository root for what the server reads at run time, so root-relative paths
+// (src/shipped-files.ts) and the `../../../package.json` import hold from dist/ as from the repository:
+//   dist/src/main.js, worker.js, scanner/nuclei/template-worker.js   one bundle each (scripts/build-compile.mjs)
+//   dist/src/**             src's other files (template pack, wordlist)
+//   dist/prisma/generated/  the generated Prisma client (TypeScript), compiled file by file
 //   dist/prisma/migrations/ copied: the migration runner reads them at start
-//   dist/package.json       copied: the tool catalogue imports the version from it
-//
-// Each file is transpiled alone by esbuild (no bundling, import paths untouched): the same compiler tsx uses,
-// so `npm run dev` and tests (tsx) and `npm start` (dist/) run the same JavaScript, and a full build takes well
-// under a second. Type checking stays with `npm run typecheck`.
+//   dist/package.json       copied: marks the root (ESM, the version)
+// Bare imports resolve from the repository's node_modules, one level up. Type checking stays with
+// `npm run typecheck`.
 //
 // This file is plain JavaScript on purpose: `--if-stale` runs before every `npm start`, and must cost a few
 // tens of milliseconds, not a TypeScript loader's start-up.
@@ -27,7 +25,7 @@ const STAMP = '.build-stamp';
 const COMPILED_DIRS = ['src', 'prisma/generated'];
 const COPIED_DIRS = ['prisma/migrations'];
 const COPIED_FILES = ['package.json'];
-const CONFIG_FILES = ['tsconfig.json', 'package-lock.json', 'scripts/build.mjs'];
+const CONFIG_FILES = ['tsconfig.json', 'package-lock.json', 'scripts/build.mjs', 'scripts/build-compile.mjs'];
 
 /**
  * A worker thread does not inherit tsx's loader, so under tsx the template pool starts its workers through
@@ -108,29 +106,16 @@ export async function build(outDir = defaultOutDir) {
   const started = performance.now();
   // Before reading anything: an input edited during the build then makes the stamp stale, not wrongly current.
   const stamp = fingerprint();
-  const { compile, copy } = inputFiles();
-  if (!compile.includes('src/main.ts')) throw new Error(`${projectRoot}src/main.ts not found`);
-  if (!compile.some((file) => file.startsWith('prisma/generated/'))) {
+  const { compile: compileInputs, copy } = inputFiles();
+  if (!compileInputs.includes('src/main.ts')) throw new Error(`${projectRoot}src/main.ts not found`);
+  if (!compileInputs.some((file) => file.startsWith('prisma/generated/'))) {
     throw new Error('prisma/generated/ is empty: run `npm run generate` first');
   }
   const staging = `${outDir}.tmp-${process.pid}`;
   rmSync(staging, { recursive: true, force: true });
   try {
-    const esbuild = await import('esbuild');
-    await esbuild.build({
-      absWorkingDir: projectRoot,
-      entryPoints: compile,
-      outdir: staging,
-      outbase: '.',
-      bundle: false,
-      format: 'esm',
-      platform: 'node',
-      target: 'node20.19', // package.json engines; older 20.x would lose the `with { type: 'json' }` import attribute
-      sourcemap: 'linked',
-      // Without this, esbuild reads tsconfig.json itself; name it so the build does not depend on the cwd.
-      tsconfig: path.join(projectRoot, 'tsconfig.json'),
-      logLevel: 'warning',
-    });
+    const { compile } = await import('./build-compile.mjs');
+    await compile({ projectRoot, outDir: staging, generated: compileInputs.filter((file) => file.startsWith('prisma/generated/')) });
     for (const file of copy) {
       mkdirSync(path.dirname(path.join(staging, file)), { recursive: true });
       cpSync(path.join(projectRoot, file), path.join(staging, file));
@@ -156,7 +141,7 @@ export async function build(outDir = defaultOutDir) {
     rmSync(staging, { recursive: true, force: true });
     throw error;
   }
-  return { files: compile.length + copy.length, ms: performance.now() - started };
+  return { files: compileInputs.length + copy.length, ms: performance.now() - started };
 }
 
 /** `node scripts/build.mjs [--if-stale] [--out-dir <dir>]` */

@@ -1,11 +1,14 @@
 // `npm start` and `npm run worker` run the compiled JavaScript of scripts/build.mjs, which the rest of the suite
 // (tsx) never touches: build it here, into a scratch directory, and start what it produced.
 import { execFile, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { Worker } from 'node:worker_threads';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadPack } from '../src/modules/templates/pack.js';
+import type { FromWorker, ToWorker } from '../src/scanner/nuclei/template-protocol.js';
 import { freePort, projectRoot } from './support/process.js';
 
 const run = promisify(execFile);
@@ -26,7 +29,7 @@ afterAll(() => {
 });
 
 describe('the build', () => {
-  it('mirrors what the server reads at run time: compiled src, the generated client, migrations, assets', () => {
+  it('mirrors what the server reads at run time: the bundles, the generated client, migrations, assets', () => {
     for (const file of [
       'src/main.js',
       'src/worker.js',
@@ -43,43 +46,36 @@ describe('the build', () => {
     expect(existsSync(join(outDir, 'src/scanner/nuclei/template-worker.boot.mjs'))).toBe(false);
   });
 
-  it('is current until an input changes; --if-stale then does nothing', async () => {
+  it('is current right after a build: --if-stale does nothing', async () => {
     const { stderr } = await run(process.execPath, ['scripts/build.mjs', '--if-stale', '--out-dir', outDir], { cwd: projectRoot });
     expect(stderr).toBe('');
   });
 
-  it('runs a template in a worker thread without tsx, and reads the pack and the wordlist from beside its modules', async () => {
-    const script = `
-      const dist = process.env.DIST;
-      const { loadPack } = await import(dist + '/src/modules/templates/pack.js');
-      const { builtinWordlist } = await import(dist + '/src/scanner/discovery/wordlist.js');
-      const { runTemplateTask } = await import(dist + '/src/scanner/nuclei/template-pool.js');
-      const pack = await loadPack();
-      let sent = 0;
-      const outcome = await runTemplateTask({
-        template: pack.find((entry) => entry.fileName === 'phpinfo-exposed.yaml').template,
-        baseUrl: 'http://127.0.0.1:9',
-        send: async () => (sent++, { status: 404, headers: {}, body: 'not here' }),
-        budgetMs: 20000,
+  it('runs a template in the compiled template worker thread (no tsx), speaking the pool protocol', async () => {
+    const template = (await loadPack()).find((entry) => entry.fileName === 'phpinfo-exposed.yaml')!.template;
+    const worker = new Worker(join(outDir, 'src/scanner/nuclei/template-worker.js'));
+    cleanups.push(() => void worker.terminate());
+    const seen: FromWorker['type'][] = [];
+    const finished = new Promise<FromWorker>((resolve, reject) => {
+      worker.on('error', reject);
+      worker.on('message', (message: FromWorker) => {
+        seen.push(message.type);
+        if (message.type === 'ready') {
+          worker.postMessage({ type: 'run', taskId: 1, template, baseUrl: 'http://127.0.0.1:9' } satisfies ToWorker);
+        } else if (message.type === 'send') {
+          const response = { status: 404, headers: {}, body: 'not here', durationMs: 1, rawRequest: '', rawResponse: '', finalUrl: message.request.url };
+          worker.postMessage({ type: 'response', requestId: message.requestId, response } satisfies ToWorker);
+        } else if (message.type === 'done' || message.type === 'failed') {
+          resolve(message);
+        }
       });
-      console.log(JSON.stringify({ pack: pack.length, words: builtinWordlist().length, outcome: outcome.status, sent }));
-      process.exit(0);
-    `;
-    // A file, not `node -e`: a worker thread inherits the parent's execArgv, and `--input-type` fails there.
-    const scriptFile = join(outDir, '..', 'check-worker.mjs');
-    writeFileSync(scriptFile, script);
-    const { stdout } = await run(process.execPath, [scriptFile], {
-      cwd: projectRoot,
-      env: { PATH: process.env.PATH ?? '', DIST: outDir },
     });
-    const result = JSON.parse(stdout);
-    expect(result.pack).toBeGreaterThanOrEqual(20);
-    expect(result.words).toBeGreaterThan(1000);
-    expect(result.outcome).toBe('done');
-    expect(result.sent).toBeGreaterThan(0);
+    const outcome = await finished;
+    expect(outcome).toMatchObject({ type: 'done', taskId: 1, results: [] });
+    expect(seen).toContain('send');
   }, 30_000);
 
-  it('starts the server on a fresh data directory: /health and /ready answer 200, SIGTERM stops it cleanly', async () => {
+  it('starts the server on a fresh data directory: it answers on every surface, SIGTERM stops it cleanly', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'perimeter-build-data-'));
     cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
     const port = await freePort();
@@ -114,7 +110,26 @@ describe('the build', () => {
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     expect(health, output).toBe(200);
-    expect((await fetch(`http://127.0.0.1:${port}/ready`)).status, output).toBe(200);
+    const base = `http://127.0.0.1:${port}`;
+    expect((await fetch(`${base}/ready`)).status, output).toBe(200);
+
+    // The bundle's main surfaces: auth, REST, GraphQL, the OpenAPI document and the docs page.
+    const json = { 'content-type': 'application/json' };
+    const signUp = await fetch(`${base}/api/v1/api/auth/sign-up/email`, {
+      method: 'POST',
+      headers: json,
+      body: JSON.stringify({ name: 'Ada', email: 'ada@example.com', password: 'a long passphrase' }),
+    });
+    expect(signUp.status, output).toBe(200);
+    const auth = { ...json, authorization: `Bearer ${((await signUp.json()) as { token: string }).token}` };
+    const workspace = await fetch(`${base}/api/v1/api/workspaces`, { method: 'POST', headers: auth, body: JSON.stringify({ name: 'Built' }) });
+    expect(workspace.status, output).toBe(201);
+    const graphql = await fetch(`${base}/graphql`, { method: 'POST', headers: auth, body: JSON.stringify({ query: '{ viewer { __typename } }' }) });
+    expect(await graphql.json(), output).toEqual({ data: { viewer: { __typename: 'Viewer' } } });
+    const openapi = (await (await fetch(`${base}/api/v1/openapi.json`)).json()) as { paths: Record<string, unknown> };
+    expect(Object.keys(openapi.paths)).toContain('/api/workspaces');
+    expect((await fetch(`${base}/api/v1/docs`)).headers.get('content-type')).toMatch(/text\/html/);
+
     server.kill('SIGTERM');
     expect(await exited, output).toBe(0);
   }, 60_000);

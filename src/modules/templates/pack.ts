@@ -1,4 +1,6 @@
 import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { shippedPath } from '../../shipped-files.js';
 import type { AppDeps } from '../../context.js';
 import type { Prisma } from '../../db.js';
 import type { NucleiTemplate, TemplateIssue } from '../../scanner/nuclei/index.js';
@@ -10,7 +12,7 @@ import { checkTemplateContent, sha256 } from './content.js';
  * metadata the registry lists; the content is read from the files, never from the blob store.
  */
 
-const PACK_DIR = new URL('./pack/', import.meta.url);
+const PACK_DIR = shippedPath('src/modules/templates/pack');
 
 export interface PackTemplate {
   fileName: string;
@@ -36,7 +38,7 @@ function readPackFiles(): Promise<PackFile[]> {
     const names = (await readdir(PACK_DIR)).filter((name) => /\.ya?ml$/.test(name)).sort();
     return Promise.all(
       names.map(async (fileName) => {
-        const content = await readFile(new URL(fileName, PACK_DIR), 'utf8');
+        const content = await readFile(join(PACK_DIR, fileName), 'utf8');
         return { fileName, content, checksum: sha256(content) };
       }),
     );
