@@ -32,6 +32,8 @@ export interface AppOptions {
   env: Env;
   /** An already-open database (tests pass a PGlite loaded from a migrated template). */
   database?: Database;
+  /** This process's own database, opening already (see RuntimeOptions.opening). */
+  opening?: Promise<Database>;
   /**
    * Whether stop() closes the database (default true). False when the database is shared with another
    * app in the same process (tests running two instances on one database), whose owner closes it.

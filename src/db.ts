@@ -8,6 +8,7 @@ import { PrismaClient } from '../prisma/generated/prisma/client.js';
 import { applyMigrations, pgExecutor, pgliteExecutor, type SqlExecutor } from './db/migrations.js';
 import { serializePGlite } from './db/pglite-serial.js';
 import { lockDataDir, type DataDirLock } from './ops/data-dir-lock.js';
+import type { Env } from './env.js';
 
 export { PrismaClient };
 export type { Prisma } from '../prisma/generated/prisma/client.js';
@@ -33,6 +34,11 @@ export interface Database {
   pglite?: PGlite;
   migrate(): Promise<string[]>;
   close(): Promise<void>;
+}
+
+/** The database the configuration names: PostgreSQL at DATABASE_URL, else the embedded one under DATA_DIR. */
+export function openConfiguredDatabase(env: Pick<Env, 'DATABASE_URL' | 'dataDir'>): Promise<Database> {
+  return openDatabase({ url: env.DATABASE_URL, pgliteDir: `${env.dataDir}/pglite` });
 }
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {

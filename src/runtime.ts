@@ -1,6 +1,6 @@
 import type { Env } from './env.js';
 import { createLogger, type Logger } from './logger.js';
-import { openDatabase, type Database } from './db.js';
+import { openConfiguredDatabase, type Database } from './db.js';
 import { createAppPubSub } from './pubsub.js';
 import { JobQueue } from './queue.js';
 import { createAuth } from './auth/better-auth.js';
@@ -19,6 +19,11 @@ export interface RuntimeOptions {
   env: Env;
   /** An already-open database (tests pass a PGlite loaded from a migrated template). */
   database?: Database;
+  /**
+   * This process's own database (the one `env` names), opening already: main.ts starts opening it while the
+   * rest of the server's modules load. Unlike `database`, it is this process's alone, as if opened here.
+   */
+  opening?: Promise<Database>;
   /** Whether close() closes the database (default true); false when another owner shares it. */
   ownsDatabase?: boolean;
   log?: Logger;
@@ -39,7 +44,7 @@ export interface Runtime {
 export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const { env } = options;
   const log = options.log ?? createLogger(env.LOG_LEVEL);
-  const db = options.database ?? (await openDatabase({ url: env.DATABASE_URL, pgliteDir: `${env.dataDir}/pglite` }));
+  const db = options.database ?? (await (options.opening ?? openConfiguredDatabase(env)));
   // pg's pool re-emits an idle connection's error (PostgreSQL restarted, failed over, or terminated the
   // backend) as 'error' on the pool: without a listener that is an uncaught exception and the process dies.
   // The pool has already dropped the connection and opens a new one on the next query.

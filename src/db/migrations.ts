@@ -4,7 +4,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { shippedPath } from '../shipped-files.js';
 import type { PGlite } from '@electric-sql/pglite';
 import type { ClientBase, Pool } from 'pg';
 
@@ -40,7 +40,7 @@ const CREATE_MIGRATIONS_TABLE = `CREATE TABLE IF NOT EXISTS "_prisma_migrations"
     "applied_steps_count"   INTEGER NOT NULL DEFAULT 0
 )`;
 
-export const defaultMigrationsDir = fileURLToPath(new URL('../../prisma/migrations', import.meta.url));
+export const defaultMigrationsDir = shippedPath('prisma/migrations');
 
 const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
 

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
  * watches its launcher: when npm or the shell in between is gone, it stops as on SIGTERM.
  *
  * Only under npm (`npm_lifecycle_event` is set): a server started directly (systemd, a container's
- * `node dist/main.js`, `nohup node … &`) keeps running whatever its parent does.
+ * `node dist/src/main.js`, `nohup node … &`) keeps running whatever its parent does.
  */
 const CHECK_MS = 500;
 /** Read at startup: by the time the watch begins, the shell in between may already be gone. */

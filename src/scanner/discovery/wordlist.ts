@@ -3,6 +3,7 @@
  * and the checks every user-supplied list goes through before its entries become DNS questions.
  */
 import { readFileSync } from 'node:fs';
+import { shippedPath } from '../../shipped-files.js';
 
 /** Entries may hold dots (`www.dev`): each part is a DNS label of letters, digits, `_` and `-` (not first). */
 const LABEL = /^[a-z0-9_][a-z0-9_-]{0,62}$/;
@@ -14,7 +15,7 @@ let builtin: readonly string[] | undefined;
 /** The shipped list, normalised (lower-case, deduplicated); read once, on first use. */
 export function builtinWordlist(): readonly string[] {
   if (!builtin) {
-    const text = readFileSync(new URL('./data/subdomains-top5000.txt', import.meta.url), 'utf8');
+    const text = readFileSync(shippedPath('src/scanner/discovery/data/subdomains-top5000.txt'), 'utf8');
     builtin = Object.freeze(validateLabels(parseWordlist(text), { max: Number.POSITIVE_INFINITY }));
   }
   return builtin;

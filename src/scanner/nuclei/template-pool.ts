@@ -18,7 +18,9 @@
  * up (a new thread takes about a second to load the engine).
  */
 import os from 'node:os';
+import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import { shippedPath } from '../../shipped-files.js';
 import { STUCK_AFTER_MS, type FromWorker, type ToWorker } from './template-protocol.js';
 import type { HttpSendRequest, HttpSender, NucleiTemplate, RunWarning, TemplateResult } from './types.js';
 
@@ -47,7 +49,13 @@ const CANCEL_GRACE_MS = 1_000;
 const RECHECK_MS = 250;
 /** Tasks mostly wait on the network, so a few threads carry many tasks; matching is what they are for. */
 const POOL_SIZE = Math.max(2, Math.min(4, os.availableParallelism()));
-const BOOT = new URL('./template-worker.boot.mjs', import.meta.url);
+/**
+ * Compiled (dist/, `npm start`), the worker runs its own bundle, template-worker.js. From source (tsx: dev,
+ * tests) a worker thread does not inherit the loader, so it starts through a file that registers tsx first.
+ */
+const WORKER_ENTRY = import.meta.url.endsWith('.ts')
+  ? new URL('./template-worker.boot.mjs', import.meta.url)
+  : pathToFileURL(shippedPath('src/scanner/nuclei/template-worker.js'));
 
 interface Task {
   id: number;
@@ -74,7 +82,7 @@ const slots: Slot[] = [];
 let nextTaskId = 1;
 
 function spawn(): Slot {
-  const worker = new Worker(BOOT);
+  const worker = new Worker(WORKER_ENTRY);
   worker.unref();
   const slot: Slot = { worker, tasks: new Map(), dead: false, ready: false, lastSeen: Date.now() };
   worker.on('message', (message: FromWorker) => onMessage(slot, message));
