@@ -29,6 +29,7 @@ import { createClient, type Client } from 'graphql-ws';
 import WebSocket from 'ws';
 import { loadEnv } from '../../src/env.js';
 import { createApp, type App } from '../../src/app.js';
+import { parseId } from '../../src/graphql/ids.js';
 import { scanPorts } from '../../src/scanner/ports.js';
 import { createScopeGuard } from '../../src/scanner/scope.js';
 import { createHostRateLimiter, type HostRateLimiter } from '../../src/scanner/rate-limit.js';
@@ -225,7 +226,8 @@ const PROBE_TYPE = 'bench.probe';
 const PROBES = 20;
 
 type EventPayload = { type: string; workspaceId: string; entityId: string; at: string };
-const keyOf = (event: EventPayload) => `${event.type}|${event.entityId}|${event.at}`;
+// The subscription answers entity ids as global ids (the published payload holds the raw UUID): compare the UUIDs.
+const keyOf = (event: EventPayload) => `${event.type}|${parseId(event.entityId)?.id ?? event.entityId}|${event.at}`;
 
 interface Published {
   payload: EventPayload;
@@ -321,6 +323,8 @@ async function main(): Promise<void> {
     SCAN_ALLOWED_NETWORKS: '127.0.0.0/8',
     QUEUE_SUPERVISE_SECONDS: '1',
     PUBLIC_URL: 'http://127.0.0.1',
+    // 100 dashboards from one address: above the per-client websocket cap a real instance keeps (default 50).
+    WS_MAX_CONNECTIONS_PER_CLIENT: '200',
     ...SCAN_LIMITS,
   });
   progress('starting the app (embedded PGlite, migrations)...');
