@@ -1,0 +1,186 @@
+import { Readable } from 'node:stream';
+import { AppError, ValidationError } from '../../errors.js';
+import type { ServiceContext } from '../../context.js';
+import { assertCan, requireViewer } from '../../auth/authz.js';
+import { mapBounded } from '../../concurrency.js';
+import type { Prisma } from '../../db.js';
+import { publishWorkspaceEvent } from '../workspaces/events.js';
+import { archiveEntries, type ArchiveFormat, type ArchiveLimits } from './archive.js';
+import { judgeEntry, type Judged, type StoredTemplate } from './import-judge.js';
+import { planImport, type ImportedFile, type ImportPlan } from './import-plan.js';
+import { templateStorageKey } from './schemas.js';
+import { UPLOAD_LOCK_NAMESPACE, warningsOf } from './service.js';
+
+/**
+ * Imports a whole template library from one archive (owners): every nuclei template in it is judged as an
+ * upload is (content.ts), then the workspace's templates are created or updated in one transaction, under the
+ * upload lock, with their contents written to the blob store alongside. Files that are not templates are
+ * skipped and not reported; refused entries are reported with why, and the rest is imported.
+ */
+
+/** Entries of any kind (folders included) read from one archive; the public library has about 12,000. */
+export const MAX_IMPORT_ENTRIES = 50_000;
+/** A .tar.gz may expand to this many times TEMPLATE_IMPORT_MAX_BYTES (decompression-bomb bound). */
+export const MAX_EXPANSION_RATIO = 8;
+/** Blob writes in flight at once. */
+const BLOB_CONCURRENCY = 16;
+/** Rows per INSERT: well under PostgreSQL's 65,535 bind parameters. */
+const INSERT_BATCH = 1_000;
+/** The transaction writes thousands of blobs and rows: Prisma's 5 s default is for short transactions. */
+const TRANSACTION_TIMEOUT_MS = 10 * 60_000;
+
+export interface ImportInput {
+  format: ArchiveFormat;
+  /** The archive's bytes, read once, as they arrive. */
+  body: Readable;
+}
+
+export interface ImportTotals {
+  /** Templates and refused entries reported in `files` (files that are not templates are not counted). */
+  files: number;
+  loaded: number;
+  warnings: number;
+  rejected: number;
+  created: number;
+  updated: number;
+  unchanged: number;
+}
+
+export interface ImportResult {
+  totals: ImportTotals;
+  files: ImportedFile[];
+}
+
+export function importLimits(maxBytes: number): ArchiveLimits {
+  return { maxBytes, maxEntries: MAX_IMPORT_ENTRIES, maxExpandedBytes: maxBytes * MAX_EXPANSION_RATIO };
+}
+
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+
+/**
+ * GraphQL's archive: base64 text, decoded when the import first reads it (so a caller who may not import
+ * gets 403/404 first, as over REST). Its length bounds the decoded size: 413 is decided before decoding.
+ */
+export function archiveFromBase64(text: string, maxBytes: number): Readable {
+  return Readable.from(
+    (function* decode() {
+      if (text.length > Math.ceil(maxBytes / 3) * 4)
+        throw new AppError('PAYLOAD_TOO_LARGE', `The archive is larger than ${maxBytes} bytes (TEMPLATE_IMPORT_MAX_BYTES)`);
+      if (!BASE64.test(text) || text.length % 4 === 1) {
+        throw new ValidationError('Invalid input: archiveBase64: must be base64 (A-Z, a-z, 0-9, +, /, = padding)', [
+          { field: 'archiveBase64', message: 'must be base64' },
+        ]);
+      }
+      yield Buffer.from(text, 'base64');
+    })(),
+  );
+}
+
+type Tx = Prisma.TransactionClient;
+
+async function ownTemplates(prisma: Tx | ServiceContext['deps']['prisma'], workspaceId: string): Promise<StoredTemplate[]> {
+  const rows = await prisma.template.findMany({
+    where: { workspaceId, builtin: false },
+    select: { id: true, fileName: true, templateKey: true, checksum: true, warnings: true },
+  });
+  return rows.map((row) => ({ ...row, warnings: warningsOf(row.warnings) }));
+}
+
+function totalsOf(files: ImportedFile[]): ImportTotals {
+  const count = (test: (file: ImportedFile) => boolean) => files.filter(test).length;
+  return {
+    files: files.length,
+    loaded: count((file) => file.status === 'loaded'),
+    warnings: count((file) => file.status === 'warnings'),
+    rejected: count((file) => file.status === 'rejected'),
+    created: count((file) => file.change === 'created'),
+    updated: count((file) => file.change === 'updated'),
+    unchanged: count((file) => file.change === 'unchanged'),
+  };
+}
+
+/** Every changed row in one UPDATE: the values travel as one JSON array (tags differ in length, so no unnest of arrays). */
+async function updateRows(tx: Tx, workspaceId: string, updates: ImportPlan['updates']): Promise<void> {
+  if (!updates.length) return;
+  const values = JSON.stringify(
+    updates.map(({ id, fields }) => ({
+      id,
+      key: fields.templateKey,
+      name: fields.name,
+      severity: fields.severity,
+      tags: fields.tags,
+      checksum: fields.checksum,
+      size: fields.sizeBytes,
+      warnings: fields.warnings,
+      storage: templateStorageKey(id),
+    })),
+  );
+  await tx.$executeRaw`
+    UPDATE "template" AS t SET
+      "templateKey" = v.key, "name" = v.name, "severity" = v.severity::"Severity",
+      "tags" = ARRAY(SELECT jsonb_array_elements_text(v.tags)), "checksum" = v.checksum, "sizeBytes" = v.size,
+      "warnings" = v.warnings, "storageKey" = v.storage, "updatedAt" = ${new Date()}::timestamp(3)
+    FROM jsonb_to_recordset(${values}::jsonb)
+      AS v(id uuid, key text, name text, severity text, tags jsonb, checksum text, size int, warnings jsonb, storage text)
+    WHERE t.id = v.id AND t."workspaceId" = ${workspaceId}::uuid AND t.builtin = false`;
+}
+
+async function writeRows(tx: Tx, workspaceId: string, createdById: string, plan: ImportPlan): Promise<void> {
+  for (let start = 0; start < plan.creates.length; start += INSERT_BATCH) {
+    await tx.template.createMany({
+      data: plan.creates.slice(start, start + INSERT_BATCH).map(({ id, fileName, fields }) => ({
+        id,
+        workspaceId,
+        fileName,
+        createdById,
+        storageKey: templateStorageKey(id),
+        ...fields,
+      })),
+    });
+  }
+  await updateRows(tx, workspaceId, plan.updates);
+}
+
+/**
+ * Reads and judges the archive (no lock held: a slow upload blocks nobody), then plans and writes under the
+ * workspace's upload lock, so the "one template per nuclei id" rule holds against concurrent uploads. Blobs
+ * are written before the rows, in the transaction (as uploadTemplate does); if it fails, the new ones are removed.
+ */
+export async function importTemplates(ctx: ServiceContext, workspaceId: string, input: ImportInput): Promise<ImportResult> {
+  const viewer = requireViewer(ctx);
+  await assertCan(ctx, 'template:manage', { workspaceId });
+  const { prisma, storage, env } = ctx.deps;
+  const storedByChecksum = new Map<string, StoredTemplate>();
+  for (const row of await ownTemplates(prisma, workspaceId)) if (row.checksum && row.templateKey) storedByChecksum.set(row.checksum, row);
+
+  const judged: Judged[] = [];
+  for await (const entry of archiveEntries(input.body, input.format, importLimits(env.TEMPLATE_IMPORT_MAX_BYTES))) {
+    const verdict = await judgeEntry(entry, storedByChecksum);
+    if (verdict.kind !== 'skip') judged.push(verdict);
+  }
+
+  let written: string[] = [];
+  const plan = await prisma
+    .$transaction(
+      async (tx) => {
+        await tx.$executeRaw`SELECT pg_advisory_xact_lock(${UPLOAD_LOCK_NAMESPACE}::int, hashtext(${workspaceId}))`;
+        const builtins = await tx.template.findMany({ where: { builtin: true, workspaceId: null }, select: { templateKey: true, fileName: true } });
+        const builtinByKey = new Map(builtins.filter((row) => row.templateKey).map((row) => [row.templateKey!, row.fileName]));
+        const planned = planImport(judged, await ownTemplates(tx, workspaceId), builtinByKey);
+        written = planned.creates.map((row) => templateStorageKey(row.id));
+        await mapBounded([...planned.creates, ...planned.updates], BLOB_CONCURRENCY, (row) =>
+          storage.put(templateStorageKey(row.id), row.content, { contentType: 'application/yaml' }),
+        );
+        await writeRows(tx, workspaceId, viewer.id, planned);
+        return planned;
+      },
+      { timeout: TRANSACTION_TIMEOUT_MS, maxWait: 30_000 },
+    )
+    .catch(async (error: unknown) => {
+      // Rows never committed: the blobs written for new templates belong to nothing.
+      await mapBounded(written, BLOB_CONCURRENCY, (key) => storage.delete(key).catch(() => {}));
+      throw error;
+    });
+  if (plan.creates.length || plan.updates.length) await publishWorkspaceEvent(ctx, workspaceId, 'templates.imported', workspaceId);
+  return { totals: totalsOf(plan.files), files: plan.files };
+}
