@@ -74,7 +74,7 @@ async function main() {
   out(`# Template import: ${path} (${(statSync(path).size / 1024 / 1024).toFixed(1)} MiB, ${format})`);
   out();
   const judge = await judgeOnly(path, format);
-  out(`judge only (read + check every template, no storage): ${judge.judged} files in ${seconds(judge.ms)}`);
+  out(`judge only, one thread (read + check every template, no storage): ${judge.judged} files in ${seconds(judge.ms)}`);
 
   const server = await startTestApp({ TEMPLATE_IMPORT_MAX_BYTES: String(256 * 1024 * 1024) });
   try {
