@@ -4,6 +4,8 @@ import { encodeGlobalID } from '@pothos/plugin-relay';
 import { startTestApp, type TestApp } from './support/app.js';
 import { clientFor, type TestUser } from './support/client.js';
 import { tarGz, zip, type ArchiveItem } from './support/archives.js';
+import { archiveEntries, type ArchiveFormat } from '../src/modules/templates/archive.js';
+import { Readable } from 'node:stream';
 
 /**
  * Importing a template library in one request (POST /api/v1/api/templates/import and GraphQL importTemplates):
@@ -93,6 +95,7 @@ function library(prefix: string): ArchiveItem[] {
     { path: `${prefix}/helpers/payloads/users.yaml`, content: 'users:\n  - admin\n  - root\n' },
     { path: `${prefix}/helpers/wordlists/paths.txt`, content: 'admin\nlogin\n' },
     { path: `${prefix}/.github/workflows/ci.yaml`, content: 'id: ci\ninfo: {}\n' },
+    { path: `${prefix}/helpers/wordlists/big-list.yaml`, content: `words:\n${'  - word\n'.repeat(40_000)}` },
     // Refused: traversal, absolute, a link, an oversized template.
     { path: '../escape.yaml', content: templateYaml(`${prefix}-escape`) },
     { path: '/etc/absolute.yaml', content: templateYaml(`${prefix}-absolute`) },
@@ -276,6 +279,12 @@ describe('POST /api/v1/api/templates/import', () => {
     const truncated = tarGz([{ path: 'ok2.yaml', content: templateYaml('link-ok2') }]);
     const cut = await importArchive(truncated.subarray(0, truncated.length - 12), { workspace: wid });
     expect(cut.status).toBe(400);
+    // Damaged in the middle of a template being read: the read fails with the archive, it does not wait forever.
+    const damaged = tarGz([{ path: 'big.yaml', content: `${templateYaml('link-big')}#${randomBytes(60 * 1024).toString('hex')}\n` }]);
+    damaged.fill(0xff, damaged.length >> 1, (damaged.length >> 1) + 256);
+    const broken = await importArchive(damaged, { workspace: wid });
+    expect(broken.status).toBe(400);
+    expect(broken.body.message).toContain('not a readable');
     // Nothing of a refused import is stored.
     expect((await ownTemplates(wid)).map((row) => row.nucleiId)).toEqual(['link-ok']);
   });
@@ -334,6 +343,62 @@ describe('POST /api/v1/api/templates/import', () => {
       ['rest', wid, owner.id, 'success', [answer.body.files[0].templateId]],
       ['rest', workspaceId, member.id, 'FORBIDDEN', []],
     ]);
+  });
+});
+
+describe('archive bounds', () => {
+  async function drain(bytes: Buffer, format: ArchiveFormat, limits: { maxBytes?: number; maxEntries?: number; maxExpandedBytes?: number }) {
+    const paths: string[] = [];
+    const bounds = { maxBytes: 1 << 20, maxEntries: 100, maxExpandedBytes: 1 << 20, ...limits };
+    for await (const entry of archiveEntries(Readable.from([bytes]), format, bounds)) {
+      paths.push(entry.path);
+      if (entry.kind === 'file') await entry.read(16);
+    }
+    return paths;
+  }
+  const five: ArchiveItem[] = ['a', 'b', 'c', 'd', 'e'].map((name) => ({ path: `${name}.yaml`, content: name }));
+
+  it('refuses the whole archive past the entry bound, in both formats', async () => {
+    expect(await drain(tarGz(five), 'tar.gz', { maxEntries: 5 })).toEqual(['a.yaml', 'b.yaml', 'c.yaml', 'd.yaml', 'e.yaml']);
+    await expect(drain(tarGz(five), 'tar.gz', { maxEntries: 4 })).rejects.toMatchObject({
+      code: 'BAD_REQUEST',
+      message: expect.stringContaining('more than 4 entries'),
+    });
+    expect(await drain(zip(five), 'zip', { maxEntries: 5 })).toHaveLength(5);
+    await expect(drain(zip(five), 'zip', { maxEntries: 4 })).rejects.toMatchObject({ code: 'BAD_REQUEST', message: expect.stringContaining('5 entries') });
+  });
+
+  it('stops decompressing a .tar.gz past the expansion bound (a small archive of zeros)', async () => {
+    const bomb = tarGz([{ path: 'zeros.bin', content: Buffer.alloc(4 << 20) }]);
+    expect(bomb.length).toBeLessThan(64 * 1024);
+    await expect(drain(bomb, 'tar.gz', { maxExpandedBytes: 1 << 20 })).rejects.toMatchObject({
+      code: 'BAD_REQUEST',
+      message: expect.stringContaining('expands to more than'),
+    });
+    expect(await drain(bomb, 'tar.gz', { maxExpandedBytes: 8 << 20 })).toEqual(['zeros.bin']);
+  });
+
+  it('counts the body against the cap as it streams, in both formats', async () => {
+    const archive = tarGz([{ path: 'noise.bin', content: randomBytes(64 * 1024) }]);
+    await expect(drain(archive, 'tar.gz', { maxBytes: 32 * 1024 })).rejects.toMatchObject({ code: 'PAYLOAD_TOO_LARGE' });
+    await expect(drain(zip([{ path: 'noise.bin', content: randomBytes(64 * 1024) }]), 'zip', { maxBytes: 32 * 1024 })).rejects.toMatchObject({
+      code: 'PAYLOAD_TOO_LARGE',
+    });
+  });
+});
+
+describe('concurrent imports', () => {
+  it('of one workspace are serialised: the second sees what the first stored', async () => {
+    const wid = (await client.createWorkspace(owner)).id;
+    const archive = tarGz(Array.from({ length: 20 }, (_, i) => ({ path: `lib/t${i}.yaml`, content: templateYaml(`concurrent-${i}`) })));
+    const [one, two] = await Promise.all([importArchive(archive, { workspace: wid }), importArchive(archive, { workspace: wid })]);
+    expect([one.status, two.status]).toEqual([200, 200]);
+    const changes = [one.body.totals, two.body.totals].map((totals: any) => [totals.created, totals.unchanged]).sort();
+    expect(changes).toEqual([
+      [0, 20],
+      [20, 0],
+    ]);
+    expect(await ownTemplates(wid)).toHaveLength(20);
   });
 });
 

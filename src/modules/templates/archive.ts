@@ -100,6 +100,15 @@ async function* tarEntries(body: Readable, limits: ArchiveLimits): AsyncGenerato
     wake?.();
     wake = undefined;
   };
+  // Rejects once reading fails: an entry being read then gets no more data and would never end on its own.
+  let rejectFailed: (error: AppError) => void = () => {};
+  const failed = new Promise<never>((_resolve, reject) => (rejectFailed = reject));
+  failed.catch(() => {});
+  const fail = (error: unknown) => {
+    failure ??= unreadable('tar.gz', error);
+    rejectFailed(failure);
+    signal();
+  };
   // The parser emits the next entry only once the previous one has ended: at most one is pending here.
   parser.on('entry', (entry: ReadEntry) => {
     current = entry;
@@ -121,14 +130,8 @@ async function* tarEntries(body: Readable, limits: ArchiveLimits): AsyncGenerato
     },
     { signal: aborter.signal },
   );
-  feeding.catch((error: unknown) => {
-    failure ??= unreadable('tar.gz', error);
-    signal();
-  });
-  parser.on('error', (error: unknown) => {
-    failure ??= unreadable('tar.gz', error);
-    signal();
-  });
+  feeding.catch(fail);
+  parser.on('error', fail);
   try {
     for (;;) {
       if (current) {
@@ -141,7 +144,7 @@ async function* tarEntries(body: Readable, limits: ArchiveLimits): AsyncGenerato
           size: entry.size,
           read: (limit) => {
             consumed = true;
-            return firstBytes(entry as unknown as AsyncIterable<Buffer>, limit, true);
+            return Promise.race([firstBytes(entry as unknown as AsyncIterable<Buffer>, limit, true), failed]);
           },
         };
         if (!consumed) entry.resume();

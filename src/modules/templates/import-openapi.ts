@@ -22,6 +22,7 @@ export const IMPORT_ERRORS = {
   401: 'Authentication required',
   403: 'Not an owner of the workspace',
   404: 'The workspace is not one of yours',
+  409: 'A template was registered (POST /api/templates) under a file name the import chose while it ran: import again',
   413: 'The archive is larger than TEMPLATE_IMPORT_MAX_BYTES',
   415: 'The body is not application/gzip or application/zip',
 };

@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import { AppError, ValidationError } from '../../errors.js';
+import { AppError, ConflictError, ValidationError } from '../../errors.js';
 import type { ServiceContext } from '../../context.js';
 import { assertCan, requireViewer } from '../../auth/authz.js';
 import { mapBounded } from '../../concurrency.js';
@@ -75,6 +75,12 @@ export function archiveFromBase64(text: string, maxBytes: number): Readable {
 }
 
 type Tx = Prisma.TransactionClient;
+
+/** A unique index refused a row: P2002 from Prisma's own queries, P2010 with PostgreSQL's 23505 from raw ones. */
+function isUniqueViolation(error: unknown): boolean {
+  const { code, meta } = (error ?? {}) as { code?: unknown; meta?: { code?: unknown } };
+  return code === 'P2002' || (code === 'P2010' && meta?.code === '23505') || /\b23505\b|unique constraint/i.test(String((error as Error)?.message ?? ''));
+}
 
 async function ownTemplates(prisma: Tx | ServiceContext['deps']['prisma'], workspaceId: string): Promise<StoredTemplate[]> {
   const rows = await prisma.template.findMany({
@@ -186,6 +192,8 @@ export async function importTemplates(ctx: ServiceContext, workspaceId: string, 
     .catch(async (error: unknown) => {
       // Rows never committed: the blobs written for new templates belong to nothing.
       await mapBounded(written, BLOB_CONCURRENCY, (key) => storage.delete(key).catch(() => {}));
+      // POST /api/templates (a bare registration, outside the upload lock) took a file name this import chose.
+      if (isUniqueViolation(error)) throw new ConflictError('A template was registered under one of these file names while the import ran; import again');
       throw error;
     });
   if (plan.creates.length || plan.updates.length) await publishWorkspaceEvent(ctx, workspaceId, 'templates.imported', workspaceId);
