@@ -27,6 +27,7 @@ import { serveSystemLogo } from './modules/system-configs/logo-route.js';
 import { AGENT_STREAM_ROUTE, serveAgentStream } from './modules/agents/stream-route.js';
 import { createMcpEndpoint } from './modules/mcp/endpoint.js';
 import { isExportRoute, serveExport } from './modules/exports/route.js';
+import { isTemplateImportRoute, serveTemplateImport } from './modules/templates/import-route.js';
 
 export interface AppOptions {
   env: Env;
@@ -137,6 +138,10 @@ export async function createApp(options: AppOptions): Promise<App> {
     if (path === AGENT_STREAM_ROUTE && req.method === 'POST') return serveAgentStream(await buildContext(toHeaders(req), req), req, res, env.BODY_LIMIT_BYTES);
     // Exports are streamed, batch by batch: a body the JSON-only REST handler cannot write.
     if (isExportRoute(path, req.method)) return serveExport(await buildContext(toHeaders(req), req), req, res, path);
+    // A template library arrives as the raw archive, read as it streams in: a body the JSON-only REST handler cannot take.
+    if (isTemplateImportRoute(path, req.method)) {
+      return serveTemplateImport(await buildContext(toHeaders(req), req), req, res, env.TEMPLATE_IMPORT_MAX_BYTES);
+    }
     if (path.startsWith('/api/v1/')) return rest(req, res);
     if (graphiqlEnabled(env) && serveGraphiQLAssets(path, req, res)) return;
     if (path === '/graphql') return void (await yoga.handle(req, res, { req }));

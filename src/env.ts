@@ -93,6 +93,8 @@ const envSchema = z.object({
     .default('https://crt.sh/')
     .refine((value) => value === '' || /^https?:\/\/[^\s]+$/.test(value), { message: 'must be an http(s) URL, or empty to disable certificate transparency' }),
   BODY_LIMIT_BYTES: integer(1024).default(1_048_576),
+  /** Largest template archive POST /api/templates/import (and GraphQL importTemplates) accepts (413 beyond); 64 MiB by default. */
+  TEMPLATE_IMPORT_MAX_BYTES: integer(1024, 1024 * 1024 * 1024).default(64 * 1024 * 1024),
   STORAGE_DRIVER: z.enum(['local', 's3'], { message: 'must be local or s3' }).default('local'),
   S3_ENDPOINT: z
     .string()

@@ -18,7 +18,7 @@ interface Operation {
   path: string;
   isPublic: boolean;
   workspaceScoped: boolean;
-  /** Served by a route of its own beside the REST handler (the assistant's stream). */
+  /** Served by a route of its own beside the REST handler (the assistant's stream; the template import, whose body is an archive). */
   ownRoute: boolean;
   /** Authenticated by a tool's key, not a user. */
   toolKey: boolean;
@@ -36,7 +36,7 @@ const OPERATIONS: Operation[] = Object.entries(restRouter._def.procedures).map((
     path: openapi.path,
     isPublic: openapi.protect === false,
     workspaceScoped: Boolean(openapi.requestHeaders?.shape['x-workspace-id']),
-    ownRoute: openapi.path === '/api/agents/messages/stream',
+    ownRoute: openapi.path === '/api/agents/messages/stream' || openapi.path === '/api/templates/import',
     toolKey: openapi.path === '/api/tools/results',
   };
 });

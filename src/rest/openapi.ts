@@ -91,6 +91,8 @@ function reviseOperation(method: string, path: string, operation: Operation, met
       content: { ...ok.content, ...meta.download.content },
     };
   }
+  // A raw upload (modules/templates/import-route.ts): the body is the file itself, in one of its media types.
+  if (meta.upload) operation.requestBody = { required: true, description: meta.upload.description, content: meta.upload.content };
   // The generator's defaults are not carried over: only what the operation itself declares.
   const declared = Object.keys(meta.openapi?.errorResponses ?? {}).map(Number);
   for (const status of errorStatuses(method, path, meta, declared)) {

@@ -37,6 +37,11 @@ export type RestMeta = OpenApiMeta<{
    * answers besides JSON, with their schemas, and the Content-Disposition header it sends.
    */
   download?: { description: string; content: Record<string, { schema: Record<string, unknown> }> };
+  /**
+   * Takes a raw (non-JSON) request body and is served by a route of its own (the procedure only documents it):
+   * the media types the body may have, with their schemas.
+   */
+  upload?: { description: string; content: Record<string, { schema: Record<string, unknown> }> };
 }>;
 
 const t = initTRPC

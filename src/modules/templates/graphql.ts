@@ -4,6 +4,8 @@ import { WorkspaceRef } from '../workspaces/graphql.js';
 import { SeverityEnum } from '../vulnerabilities/graphql.js';
 import type { TemplateIssue } from '../../scanner/nuclei/index.js';
 import * as templates from './service.js';
+import { archiveFromBase64, importTemplates, type ImportResult, type ImportTotals } from './import.js';
+import type { ImportedFile } from './import-plan.js';
 
 const TemplateIssueRef = builder.objectRef<TemplateIssue>('TemplateIssue').implement({
   description: 'A feature of a template the engine does not run, or a problem with it.',
@@ -50,6 +52,47 @@ const TemplateUploadRef = builder.objectRef<templates.UploadResult>('TemplateUpl
     path: t.exposeString('path', { description: 'The storage location: nuclei-templates/<templateId>.yaml.' }),
     warnings: t.field({ type: [TemplateIssueRef], resolve: (upload) => upload.warnings }),
     template: t.field({ type: TemplateRef, resolve: (upload) => upload.template }),
+  }),
+});
+
+const TemplateArchiveFormatEnum = builder.enumType('TemplateArchiveFormat', {
+  values: {
+    tar_gz: { value: 'tar.gz', description: 'A gzip-compressed tar (.tar.gz, .tgz).' },
+    zip: { value: 'zip', description: 'A .zip archive.' },
+  } as const,
+});
+const TemplateImportStatusEnum = builder.enumType('TemplateImportStatus', { values: ['loaded', 'warnings', 'rejected'] as const });
+const TemplateImportChangeEnum = builder.enumType('TemplateImportChange', { values: ['created', 'updated', 'unchanged'] as const });
+
+const TemplateImportFileRef = builder.objectRef<ImportedFile>('TemplateImportFile').implement({
+  description: 'One template (or refused entry) of an imported archive.',
+  fields: (t) => ({
+    path: t.exposeString('path', { description: 'The entry inside the archive.' }),
+    status: t.expose('status', { type: TemplateImportStatusEnum }),
+    templateId: t.exposeID('templateId', { nullable: true, description: 'The template record, for a stored file.' }),
+    nucleiId: t.exposeString('nucleiId', { nullable: true }),
+    change: t.expose('change', { type: TemplateImportChangeEnum, nullable: true }),
+    warnings: t.stringList({ resolve: (file) => file.warnings ?? [] }),
+    errors: t.stringList({ resolve: (file) => file.errors ?? [] }),
+  }),
+});
+
+const TemplateImportTotalsRef = builder.objectRef<ImportTotals>('TemplateImportTotals').implement({
+  fields: (t) => ({
+    files: t.exposeInt('files', { description: 'Templates and refused entries (files that are not templates are not counted).' }),
+    loaded: t.exposeInt('loaded'),
+    warnings: t.exposeInt('warnings'),
+    rejected: t.exposeInt('rejected'),
+    created: t.exposeInt('created'),
+    updated: t.exposeInt('updated'),
+    unchanged: t.exposeInt('unchanged'),
+  }),
+});
+
+const TemplateImportRef = builder.objectRef<ImportResult>('TemplateImport').implement({
+  fields: (t) => ({
+    totals: t.field({ type: TemplateImportTotalsRef, resolve: (result) => result.totals }),
+    files: t.field({ type: [TemplateImportFileRef], resolve: (result) => result.files }),
   }),
 });
 
@@ -102,6 +145,23 @@ builder.mutationFields((t) => ({
     },
     resolve: (_root, { workspaceId, templateId, fileContent }, ctx) =>
       templates.uploadTemplate(ctx, decodeId(workspaceId, WorkspaceRef, 'workspaceId'), { templateId: decodeId(templateId, null, 'templateId'), fileContent }),
+  }),
+  importTemplates: t.field({
+    type: TemplateImportRef,
+    errors: {},
+    description:
+      'Imports a template library from an archive (owners), as POST /api/v1/api/templates/import does: the archive base64-encoded, ' +
+      'at most TEMPLATE_IMPORT_MAX_BYTES decoded. Templates are created or updated by nuclei id; refused entries are listed with their errors.',
+    args: {
+      workspaceId: t.arg.id({ required: true }),
+      format: t.arg({ type: TemplateArchiveFormatEnum, required: true }),
+      archiveBase64: t.arg.string({ required: true }),
+    },
+    resolve: (_root, { workspaceId, format, archiveBase64 }, ctx) =>
+      importTemplates(ctx, decodeId(workspaceId, WorkspaceRef, 'workspaceId'), {
+        format,
+        body: archiveFromBase64(archiveBase64, ctx.deps.env.TEMPLATE_IMPORT_MAX_BYTES),
+      }),
   }),
   renameTemplate: t.field({
     type: TemplateRef,

@@ -1,9 +1,11 @@
 import { z } from 'zod';
+import { AppError } from '../../errors.js';
 import { router } from '../../rest/trpc.js';
 import { requestHeaders, workspaceProcedure } from '../../rest/procedures.js';
 import { dateTime, idOutput, idParam, pageSchema, uuidParam } from '../../rest/schemas.js';
 import * as templates from './service.js';
 import { createTemplateInput, listTemplatesInput, MAX_TEMPLATE_BYTES, updateTemplateInput, uploadTemplateInput } from './schemas.js';
+import { IMPORT_DESCRIPTION, IMPORT_ERRORS, IMPORT_UPLOAD, importResultSchema } from './import-openapi.js';
 
 const issueSchema = z
   .object({
@@ -114,6 +116,26 @@ export const templatesRest = router({
     .input(uploadTemplateInput)
     .output(uploadResultSchema)
     .mutation(({ ctx, input }) => templates.uploadTemplate(ctx.svc, ctx.workspaceId, input)),
+
+  // Served by the import route (import-route.ts) before the REST handler: the body is the archive itself.
+  import: workspaceProcedure
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/api/templates/import',
+        tags,
+        summary: 'Import a template library from a .tar.gz or .zip archive (owners)',
+        description: IMPORT_DESCRIPTION,
+        requestHeaders,
+        errorResponses: IMPORT_ERRORS,
+      },
+      upload: IMPORT_UPLOAD,
+    })
+    .input(z.object({}).strict().optional())
+    .output(importResultSchema)
+    .mutation((): never => {
+      throw new AppError('INTERNAL', 'The import is served by its own route');
+    }),
 
   get: workspaceProcedure
     .meta({

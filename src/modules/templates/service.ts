@@ -73,7 +73,7 @@ export function effectiveEnabled(template: Pick<TemplateRow, 'builtin' | 'enable
   return template.enabled && (!template.builtin || (setting?.enabled ?? true));
 }
 
-function warningsOf(value: Prisma.JsonValue | null): TemplateIssue[] {
+export function warningsOf(value: Prisma.JsonValue | null): TemplateIssue[] {
   return Array.isArray(value) ? (value as unknown as TemplateIssue[]) : [];
 }
 
@@ -204,7 +204,7 @@ export async function createTemplate(ctx: ServiceContext, workspaceId: string, i
 }
 
 /** Any constant works: the first half of the (namespace, workspace) advisory lock that serialises uploads per workspace. */
-const UPLOAD_LOCK_NAMESPACE = 7_303_003;
+export const UPLOAD_LOCK_NAMESPACE = 7_303_003;
 
 /**
  * Validates the content (see content.ts) and stores it at `nuclei-templates/<templateId>.yaml` (owners).
