@@ -1,23 +1,9 @@
 import { mapBounded } from '../../concurrency.js';
 import type { DiscoveryDnsClient } from '../discovery/index.js';
-import {
-  createNodeTlsConnector,
-  dnsResolverFromClient,
-  runDnsTemplatesDetailed,
-  runSslTemplatesDetailed,
-  type NucleiTemplate,
-  type RunOutput,
-} from './index.js';
-import { hostAssetKey, serviceAssetKey, type AssetRef, type FindingObservation, type StepError } from '../index.js';
-import {
-  pinnedLookup,
-  TEMPLATE_OUTPUT_LIMITS,
-  toFindingObservation,
-  type RunnableTemplate,
-  type TemplateScanDeps,
-  type TemplateScanResult,
-  type TemplateScanSummary,
-} from './run-on-web.js';
+import { createNodeTlsConnector, dnsResolverFromClient, runDnsTemplatesDetailed, runSslTemplatesDetailed, type NucleiTemplate } from './index.js';
+import { hostAssetKey, serviceAssetKey, type AssetRef } from '../index.js';
+import { pinnedLookup, type RunnableTemplate, type TemplateScanDeps, type TemplateScanResult } from './run-on-web.js';
+import { collectRuns, protocolRun } from './run-results.js';
 
 /**
  * Runs the `dns` blocks of nuclei templates against the host names a scan resolved, and the `ssl` blocks against
@@ -44,71 +30,21 @@ export interface HostTemplateScanDeps extends TemplateScanDeps {
 export const hasDnsBlocks = (template: NucleiTemplate) => Boolean(template.dns?.length);
 export const hasSslBlocks = (template: NucleiTemplate) => Boolean(template.ssl?.length);
 
-interface Outcome {
-  asset: AssetRef;
-  output: RunOutput;
-}
-
-function collect(outcomes: Outcome[], protocol: 'dns' | 'ssl', summary: TemplateScanSummary): { findings: FindingObservation[]; errors: StepError[] } {
-  const limits = TEMPLATE_OUTPUT_LIMITS;
-  const findings: FindingObservation[] = [];
-  const errors: StepError[] = [];
-  for (const { asset, output } of outcomes) {
-    summary.requestsSent += output.stats.requestsSent;
-    summary.requestsFailed += output.stats.requestsFailed;
-    const failed = new Set<string>();
-    for (const warning of output.warnings) {
-      if (!warning.templateId || failed.has(warning.templateId) || !FAILURE_WARNING.test(warning.message)) continue;
-      failed.add(warning.templateId);
-      errors.push({ code: 'TEMPLATE_REQUEST_FAILED', message: warning.message.slice(0, limits.errorMessage), target: `${warning.templateId} ${asset.key}` });
-    }
-    const perTemplate = new Map<string, number>();
-    for (const result of output.results) {
-      const count = (perTemplate.get(result.templateId) ?? 0) + 1;
-      perTemplate.set(result.templateId, count);
-      if (count > limits.resultsPerTemplateAndEndpoint || findings.length >= limits.findingsPerStep) {
-        summary.truncated += 1;
-        // Not everything this pair found is stored: it must not count as "ran clean" (which would fix findings).
-        if (!failed.has(result.templateId)) {
-          failed.add(result.templateId);
-          errors.push({
-            code: 'TEMPLATE_RESULTS_TRUNCATED',
-            message: 'more results than a scan step keeps; the rest were dropped',
-            target: `${result.templateId} ${asset.key}`,
-          });
-        }
-        continue;
-      }
-      findings.push(toFindingObservation(result, asset, protocol));
-    }
-  }
-  return { findings, errors };
-}
-
 /** dns templates × host names: findings on host assets. */
 export async function runTemplatesOnHostNames(
   templates: readonly RunnableTemplate[],
   names: readonly string[],
   deps: HostTemplateScanDeps,
 ): Promise<TemplateScanResult> {
-  const runnable = templates.map((entry) => entry.template).filter((template) => !template.skip && hasDnsBlocks(template));
-  const summary: TemplateScanSummary = {
-    templates: runnable.length,
-    endpoints: runnable.length ? names.length : 0,
-    requestsSent: 0,
-    requestsSaved: 0,
-    requestsFailed: 0,
-    truncated: 0,
-  };
-  const checkIds = names.length ? [...new Set(runnable.map((template) => template.id))].sort() : [];
-  if (!runnable.length || !names.length) return { findings: [], errors: [], checkIds, summary };
+  const run = protocolRun(templates, hasDnsBlocks, names.length);
+  if (!run.runnable.length || !names.length) return { findings: [], errors: [], checkIds: run.checkIds, summary: run.summary };
   const resolver = dnsResolverFromClient(deps.dns);
-  const outcomes = await mapBounded(names, deps.endpointConcurrency ?? 4, async (name) => ({
-    asset: { type: 'host', key: hostAssetKey({ host: name }), host: name } as AssetRef,
-    output: await runDnsTemplatesDetailed(runnable, { host: name }, { resolver, concurrency: deps.templateConcurrency ?? 4, signal: deps.signal }),
-  }));
-  const { findings, errors } = collect(outcomes, 'dns', summary);
-  return { findings: sorted(findings), errors: sortedErrors(errors), checkIds, summary };
+  const outcomes = await mapBounded(names, deps.endpointConcurrency ?? 4, async (name) => {
+    const output = await runDnsTemplatesDetailed(run.runnable, { host: name }, { resolver, concurrency: deps.templateConcurrency ?? 4, signal: deps.signal });
+    const asset: AssetRef = { type: 'host', key: hostAssetKey({ host: name }), host: name };
+    return { asset, results: output.results, warnings: output.warnings, sent: output.stats.requestsSent, failed: output.stats.requestsFailed };
+  });
+  return collectRuns(run, outcomes, 'dns', FAILURE_WARNING);
 }
 
 /** ssl templates × TLS services: findings on service assets. */
@@ -117,17 +53,8 @@ export async function runTemplatesOnTlsServices(
   endpoints: readonly TlsEndpoint[],
   deps: TemplateScanDeps,
 ): Promise<TemplateScanResult> {
-  const runnable = templates.map((entry) => entry.template).filter((template) => !template.skip && hasSslBlocks(template));
-  const summary: TemplateScanSummary = {
-    templates: runnable.length,
-    endpoints: runnable.length ? endpoints.length : 0,
-    requestsSent: 0,
-    requestsSaved: 0,
-    requestsFailed: 0,
-    truncated: 0,
-  };
-  const checkIds = endpoints.length ? [...new Set(runnable.map((template) => template.id))].sort() : [];
-  if (!runnable.length || !endpoints.length) return { findings: [], errors: [], checkIds, summary };
+  const run = protocolRun(templates, hasSslBlocks, endpoints.length);
+  if (!run.runnable.length || !endpoints.length) return { findings: [], errors: [], checkIds: run.checkIds, summary: run.summary };
   const outcomes = await mapBounded(endpoints, deps.endpointConcurrency ?? 4, async (endpoint) => {
     const host = endpoint.host ?? endpoint.address;
     const connector = createNodeTlsConnector({ lookup: pinnedLookup({ host, address: endpoint.address }, deps.guard) });
@@ -141,20 +68,11 @@ export async function runTemplatesOnTlsServices(
       port: endpoint.port,
     };
     const output = await runSslTemplatesDetailed(
-      runnable,
+      run.runnable,
       { host, port: endpoint.port },
       { connect, timeoutMs: deps.timeoutMs, concurrency: deps.templateConcurrency ?? 4, signal: deps.signal },
     );
-    return { asset, output };
+    return { asset, results: output.results, warnings: output.warnings, sent: output.stats.requestsSent, failed: output.stats.requestsFailed };
   });
-  const { findings, errors } = collect(outcomes, 'ssl', summary);
-  return { findings: sorted(findings), errors: sortedErrors(errors), checkIds, summary };
-}
-
-function sorted(findings: FindingObservation[]): FindingObservation[] {
-  return findings.sort((a, b) => a.fingerprintParts.join('\0').localeCompare(b.fingerprintParts.join('\0')));
-}
-
-function sortedErrors(errors: StepError[]): StepError[] {
-  return errors.sort((a, b) => (a.target ?? '').localeCompare(b.target ?? ''));
+  return collectRuns(run, outcomes, 'ssl', FAILURE_WARNING);
 }

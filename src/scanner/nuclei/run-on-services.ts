@@ -1,15 +1,8 @@
 import { mapBounded } from '../../concurrency.js';
 import { createNodeNetworkConnector, runNetworkTemplates, type NetworkConnector, type NucleiTemplate } from './index.js';
-import { serviceAssetKey, type AssetRef, type FindingObservation, type ServiceObservation, type StepError } from '../index.js';
-import {
-  pinnedLookup,
-  TEMPLATE_OUTPUT_LIMITS,
-  toFindingObservation,
-  type RunnableTemplate,
-  type TemplateScanDeps,
-  type TemplateScanResult,
-  type TemplateScanSummary,
-} from './run-on-web.js';
+import { serviceAssetKey, type AssetRef, type ServiceObservation } from '../index.js';
+import { pinnedLookup, type RunnableTemplate, type TemplateScanDeps, type TemplateScanResult } from './run-on-web.js';
+import { collectRuns, protocolRun } from './run-results.js';
 
 /**
  * Runs the `network` (tcp) blocks of nuclei templates against the services a scan's port scan found, as nuclei
@@ -44,64 +37,18 @@ export async function runTemplatesOnServices(
   services: readonly ServiceObservation[],
   deps: TemplateScanDeps,
 ): Promise<TemplateScanResult> {
-  const runnable = templates.map((entry) => entry.template).filter((template) => !template.skip && hasNetworkBlocks(template));
-  const summary: TemplateScanSummary = {
-    templates: runnable.length,
-    endpoints: runnable.length ? services.length : 0,
-    requestsSent: 0,
-    requestsSaved: 0,
-    requestsFailed: 0,
-    truncated: 0,
-  };
-  const checkIds = services.length ? [...new Set(runnable.map((template) => template.id))].sort() : [];
-  if (!runnable.length || !services.length) return { findings: [], errors: [], checkIds, summary };
-
+  const run = protocolRun(templates, hasNetworkBlocks, services.length);
+  if (!run.runnable.length || !services.length) return { findings: [], errors: [], checkIds: run.checkIds, summary: run.summary };
   const outcomes = await mapBounded(services, deps.endpointConcurrency ?? 4, async (service) => {
     const target = { host: service.host ?? service.address, port: service.port };
-    const output = await runNetworkTemplates(runnable, target, {
+    const output = await runNetworkTemplates(run.runnable, target, {
       connect: connectorFor(service, deps),
       timeoutMs: deps.timeoutMs,
       concurrency: deps.templateConcurrency ?? 4,
       signal: deps.signal,
     });
-    return { service, output };
+    const { connections, connectionsFailed } = output.stats;
+    return { asset: serviceAssetRef(service), results: output.results, warnings: output.warnings, sent: connections, failed: connectionsFailed };
   });
-
-  const findings: FindingObservation[] = [];
-  const errors: StepError[] = [];
-  const limits = TEMPLATE_OUTPUT_LIMITS;
-  for (const { service, output } of outcomes) {
-    const asset = serviceAssetRef(service);
-    summary.requestsSent += output.stats.connections;
-    summary.requestsFailed += output.stats.connectionsFailed;
-    const failed = new Map<string, string>();
-    for (const warning of output.warnings) {
-      if (warning.templateId && FAILURE_WARNING.test(warning.message) && !failed.has(warning.templateId)) failed.set(warning.templateId, warning.message);
-    }
-    for (const [templateId, message] of failed) {
-      errors.push({ target: `${templateId} ${asset.key}`, code: 'TEMPLATE_REQUEST_FAILED', message: message.slice(0, limits.errorMessage) });
-    }
-    const perTemplate = new Map<string, number>();
-    for (const result of output.results) {
-      const count = (perTemplate.get(result.templateId) ?? 0) + 1;
-      perTemplate.set(result.templateId, count);
-      if (count > limits.resultsPerTemplateAndEndpoint || findings.length >= limits.findingsPerStep) {
-        summary.truncated += 1;
-        // Not everything this pair found is stored: it must not count as "ran clean" (which would fix findings).
-        if (!failed.has(result.templateId)) {
-          failed.set(result.templateId, 'truncated');
-          errors.push({
-            code: 'TEMPLATE_RESULTS_TRUNCATED',
-            message: 'more results than a scan step keeps; the rest were dropped',
-            target: `${result.templateId} ${asset.key}`,
-          });
-        }
-        continue;
-      }
-      findings.push(toFindingObservation(result, asset, 'network'));
-    }
-  }
-  findings.sort((a, b) => a.fingerprintParts.join('\0').localeCompare(b.fingerprintParts.join('\0')));
-  errors.sort((a, b) => (a.target ?? '').localeCompare(b.target ?? ''));
-  return { findings, errors, checkIds, summary };
+  return collectRuns(run, outcomes, 'network', FAILURE_WARNING);
 }
