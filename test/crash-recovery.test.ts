@@ -5,8 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { usingPostgres, type TestApp } from './support/app.js';
 import { clientFor, type TestUser } from './support/client.js';
-import { freePort, spawnServer, type ServerProcess } from './support/process.js';
-import { waitFor } from './support/wait.js';
+import { freePort, serverReady, spawnServer, type ServerProcess } from './support/process.js';
 import { addTarget, startScan, stepOf, waitForScan } from './support/scans.js';
 import { listen } from './scanner/helpers.js';
 
@@ -65,16 +64,7 @@ describeOnPglite('a server killed mid-scan on the embedded database', { timeout:
       // The defaults that matter stay: a 15-minute step lease, and expired jobs looked for every 30 s.
     });
     processes.push(server);
-    await waitFor(
-      async () =>
-        server.child.exitCode !== null ||
-        (await fetch(`http://127.0.0.1:${port}/ready`)
-          .then((r) => r.ok)
-          .catch(() => false)),
-      { timeoutMs: 90_000, intervalMs: 100, what: 'the server to be ready' },
-    );
-    if (server.child.exitCode !== null) throw new Error(`server exited early:\n${server.stdout()}\n${server.stderr()}`);
-    return server;
+    return serverReady(server, port);
   }
 
   it('the scan a killed server left IN_PROGRESS continues as soon as the server is back, well before the step lease', async () => {

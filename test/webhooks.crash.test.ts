@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { createTestDatabase, usingPostgres, type TestApp, type TestDatabase } from './support/app.js';
 import { clientFor, type TestUser } from './support/client.js';
-import { freePort, spawnServer, type ServerProcess } from './support/process.js';
+import { freePort, serverReady, spawnServer, type ServerProcess } from './support/process.js';
 import { waitFor } from './support/wait.js';
 import { addTarget, startScan, waitForScan } from './support/scans.js';
 
@@ -73,16 +73,7 @@ describe(`a server killed mid-delivery (${usingPostgres ? 'PostgreSQL' : 'embedd
       ...(database?.url ? { DATABASE_URL: database.url } : {}),
     });
     processes.push(server);
-    await waitFor(
-      async () =>
-        server.child.exitCode !== null ||
-        (await fetch(`http://127.0.0.1:${port}/ready`)
-          .then((r) => r.ok)
-          .catch(() => false)),
-      { timeoutMs: 90_000, intervalMs: 100, what: 'the server to be ready' },
-    );
-    if (server.child.exitCode !== null) throw new Error(`server exited early:\n${server.stdout()}\n${server.stderr()}`);
-    return server;
+    return serverReady(server, port);
   }
 
   it('sends the delivery again, same webhook-id, once the server is back', async () => {

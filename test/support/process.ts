@@ -64,6 +64,20 @@ export function spawnServer(env: Record<string, string>): ServerProcess {
   return { child, stdout: () => out, stderr: () => err, exited, kill };
 }
 
+/** Resolves once the spawned server answers /ready on `port`; throws with its output if it exited first. */
+export async function serverReady(server: ServerProcess, port: number): Promise<ServerProcess> {
+  await waitFor(
+    async () =>
+      server.child.exitCode !== null ||
+      (await fetch(`http://127.0.0.1:${port}/ready`)
+        .then((r) => r.ok)
+        .catch(() => false)),
+    { timeoutMs: 90_000, intervalMs: 100, what: 'the server to be ready' },
+  );
+  if (server.child.exitCode !== null) throw new Error(`server exited early:\n${server.stdout()}\n${server.stderr()}`);
+  return server;
+}
+
 /** stderr without blank lines or npm configuration warnings (which npm prints when it is in the chain). */
 export function programStderr(stderr: string): string {
   return stderr
