@@ -5,7 +5,7 @@
 import type { Extractor, Matcher } from '../types.js';
 import { type Ctx, isRecord, type Seg, typeName } from './context.js';
 import { markerUnknownFunctions, markerVariables } from './dsl.js';
-import { parseExtractor, parseMatcher } from './operators.js';
+import { parseOperatorLists as parseOperators } from './operators.js';
 
 /** Block fields every protocol understands the same way (nuclei's operators.Operators plus `id`). */
 export const OPERATOR_FIELDS = ['id', 'matchers', 'extractors', 'matchers-condition', 'stop-at-first-match'];
@@ -16,28 +16,7 @@ export const HOST_BLOCK_SKIP: Record<string, string> = {
 };
 
 export function parseOperatorLists(ctx: Ctx, raw: Record<string, unknown>, segs: Seg[]): { matchers: Matcher[]; extractors: Extractor[] } {
-  const matchers: Matcher[] = [];
-  if (raw.matchers !== undefined && raw.matchers !== null) {
-    if (!Array.isArray(raw.matchers)) ctx.error(`'matchers' must be a list, got ${typeName(raw.matchers)}`, [...segs, 'matchers']);
-    else
-      raw.matchers.forEach((mRaw, i) => {
-        const wordless = isRecord(mRaw) && mRaw.type === 'word' && (mRaw.words === undefined || mRaw.words === null);
-        const m = parseMatcher(ctx, wordless ? { ...mRaw, words: [''] } : mRaw, [...segs, 'matchers', i], i);
-        if (m && wordless) m.words = [];
-        if (m) matchers.push(m);
-      });
-  }
-  const extractors: Extractor[] = [];
-  if (raw.extractors !== undefined && raw.extractors !== null) {
-    if (!Array.isArray(raw.extractors)) ctx.error(`'extractors' must be a list, got ${typeName(raw.extractors)}`, [...segs, 'extractors']);
-    else
-      raw.extractors.forEach((eRaw, i) => {
-        const e = parseExtractor(ctx, eRaw, [...segs, 'extractors', i], i);
-        if (e) extractors.push(e);
-      });
-  }
-  // word matchers without words never match in nuclei (MatchWords loops over nothing); some templates have them
-  return { matchers, extractors };
+  return parseOperators(ctx, raw, segs, { wordlessWordMatchers: true });
 }
 
 /** Warns on unknown fields and on fields that skip the block; returns the skip reasons. */

@@ -4,10 +4,9 @@
  * block's matchers and extractors.
  */
 import type { NetworkAddress, NetworkInput, NetworkRequestBlock } from '../network-types.js';
-import type { Extractor, Matcher } from '../types.js';
 import { type Ctx, isHex, isRecord, pathString, type Seg, typeName } from './context.js';
 import { markerUnknownFunctions, markerVariables } from './dsl.js';
-import { parseExtractor, parseMatcher } from './operators.js';
+import { parseOperatorLists } from './operators.js';
 
 /** nuclei's default for the final read. */
 export const DEFAULT_READ_SIZE = 1024;
@@ -170,24 +169,7 @@ export function parseNetworkBlock(
   ctx.int(raw, 'threads', segs, 0);
   const id = ctx.str(raw, 'id', segs)?.trim() || undefined;
 
-  const matchers: Matcher[] = [];
-  if (raw.matchers !== undefined && raw.matchers !== null) {
-    if (!Array.isArray(raw.matchers)) ctx.error(`'matchers' must be a list, got ${typeName(raw.matchers)}`, [...segs, 'matchers']);
-    else
-      raw.matchers.forEach((mRaw, i) => {
-        const m = parseMatcher(ctx, mRaw, [...segs, 'matchers', i], i);
-        if (m) matchers.push(m);
-      });
-  }
-  const extractors: Extractor[] = [];
-  if (raw.extractors !== undefined && raw.extractors !== null) {
-    if (!Array.isArray(raw.extractors)) ctx.error(`'extractors' must be a list, got ${typeName(raw.extractors)}`, [...segs, 'extractors']);
-    else
-      raw.extractors.forEach((eRaw, i) => {
-        const e = parseExtractor(ctx, eRaw, [...segs, 'extractors', i], i);
-        if (e) extractors.push(e);
-      });
-  }
+  const { matchers, extractors } = parseOperatorLists(ctx, raw, segs);
   // nuclei's network Match / Extract know no status matcher and no json / xpath extractor: they never fire
   for (const m of matchers) {
     if (m.type === 'status') ctx.warn('status matchers never match a network response (it has no status code)', [...segs, 'matchers', m.index, 'type']);

@@ -237,3 +237,36 @@ export function parseExtractor(ctx: Ctx, raw: unknown, segs: Seg[], index: numbe
   if (unsupported.length) e.unsupported = [...new Set(unsupported)].join('; ');
   return e;
 }
+
+/**
+ * A block's `matchers` and `extractors` lists, whatever its protocol. `wordlessWordMatchers` (dns, ssl) accepts a
+ * word matcher without words, which never matches in nuclei (MatchWords loops over nothing); some templates have one.
+ */
+export function parseOperatorLists(
+  ctx: Ctx,
+  raw: Record<string, unknown>,
+  segs: Seg[],
+  options: { wordlessWordMatchers?: boolean } = {},
+): { matchers: Matcher[]; extractors: Extractor[] } {
+  const matchers: Matcher[] = [];
+  if (raw.matchers !== undefined && raw.matchers !== null) {
+    if (!Array.isArray(raw.matchers)) ctx.error(`'matchers' must be a list, got ${typeName(raw.matchers)}`, [...segs, 'matchers']);
+    else
+      raw.matchers.forEach((mRaw, i) => {
+        const wordless = options.wordlessWordMatchers === true && isRecord(mRaw) && mRaw.type === 'word' && (mRaw.words === undefined || mRaw.words === null);
+        const m = parseMatcher(ctx, wordless ? { ...mRaw, words: [''] } : mRaw, [...segs, 'matchers', i], i);
+        if (m && wordless) m.words = [];
+        if (m) matchers.push(m);
+      });
+  }
+  const extractors: Extractor[] = [];
+  if (raw.extractors !== undefined && raw.extractors !== null) {
+    if (!Array.isArray(raw.extractors)) ctx.error(`'extractors' must be a list, got ${typeName(raw.extractors)}`, [...segs, 'extractors']);
+    else
+      raw.extractors.forEach((eRaw, i) => {
+        const e = parseExtractor(ctx, eRaw, [...segs, 'extractors', i], i);
+        if (e) extractors.push(e);
+      });
+  }
+  return { matchers, extractors };
+}

@@ -1,8 +1,8 @@
 /** One `http` request block: method/path or raw requests, headers, body, options, its matchers and extractors. */
-import type { Extractor, HttpRequestBlock, Matcher } from '../types.js';
+import type { HttpRequestBlock } from '../types.js';
 import { type Ctx, isRecord, type Seg, typeName, pathString } from './context.js';
 import { markerUnknownFunctions, markerVariables } from './dsl.js';
-import { parseExtractor, parseMatcher } from './operators.js';
+import { parseOperatorLists } from './operators.js';
 
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'CONNECT', 'OPTIONS', 'TRACE', 'PATCH', 'PURGE', 'DEBUG']);
 
@@ -140,24 +140,7 @@ export function parseBlock(
   const maxSize = ctx.int(raw, 'max-size', segs, 1);
   const id = ctx.str(raw, 'id', segs)?.trim() || undefined;
 
-  const matchers: Matcher[] = [];
-  if (raw.matchers !== undefined && raw.matchers !== null) {
-    if (!Array.isArray(raw.matchers)) ctx.error(`'matchers' must be a list, got ${typeName(raw.matchers)}`, [...segs, 'matchers']);
-    else
-      raw.matchers.forEach((mRaw, i) => {
-        const m = parseMatcher(ctx, mRaw, [...segs, 'matchers', i], i);
-        if (m) matchers.push(m);
-      });
-  }
-  const extractors: Extractor[] = [];
-  if (raw.extractors !== undefined && raw.extractors !== null) {
-    if (!Array.isArray(raw.extractors)) ctx.error(`'extractors' must be a list, got ${typeName(raw.extractors)}`, [...segs, 'extractors']);
-    else
-      raw.extractors.forEach((eRaw, i) => {
-        const e = parseExtractor(ctx, eRaw, [...segs, 'extractors', i], i);
-        if (e) extractors.push(e);
-      });
-  }
+  const { matchers, extractors } = parseOperatorLists(ctx, raw, segs);
   if (matchers.length === 0 && extractors.length === 0) {
     ctx.warn('request has no matchers or extractors; it can never produce a finding', segs);
   }
