@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import tls from 'node:tls';
 import type { AddressInfo } from 'node:net';
 import { startTestApp, type TestApp } from './support/app.js';
-import { clientFor, type TestUser } from './support/client.js';
-import { addTarget, startScan, waitForScan, type Client } from './support/scans.js';
+import { clientFor } from './support/client.js';
+import { addTarget, startScan, waitForScan, type Client, uploadTemplate } from './support/scans.js';
 import { startDnsServer, type TestDnsServer } from './support/dns-server.js';
 import { makeCertificates, type TestCertificates } from './scanner/helpers.js';
 
@@ -84,18 +84,6 @@ afterAll(async () => {
   certs?.cleanup();
 });
 
-async function uploadTemplate(user: TestUser, workspaceId: string, fileName: string, content: string) {
-  const created = await client.api('POST', '/api/v1/api/templates', { as: user, workspaceId, body: { fileName } });
-  expect(created.status).toBe(201);
-  const uploaded = await client.api('POST', '/api/v1/api/templates/upload', {
-    as: user,
-    workspaceId,
-    body: { templateId: created.body.id, fileContent: content },
-  });
-  expect(uploaded.status, JSON.stringify(uploaded.body)).toBe(200);
-  expect(uploaded.body.warnings).toEqual([]);
-}
-
 function findingsOf(workspaceId: string) {
   return server.db.prisma.finding.findMany({
     where: { workspaceId, checkId: { in: ['acme-spf-detect', 'acme-self-signed'] } },
@@ -108,8 +96,8 @@ describe('dns and ssl templates in a scan', { timeout: 120_000 }, () => {
   it('asks about the resolved names and handshakes with the TLS services: findings on the host and on the service', async () => {
     const owner = await client.signUp('HostTemplater');
     const workspaceId = (await client.createWorkspace(owner)).id;
-    await uploadTemplate(owner, workspaceId, 'spf.yaml', SPF);
-    await uploadTemplate(owner, workspaceId, 'self-signed.yaml', SELF_SIGNED);
+    await uploadTemplate(client, owner, workspaceId, 'spf.yaml', SPF);
+    await uploadTemplate(client, owner, workspaceId, 'self-signed.yaml', SELF_SIGNED);
 
     const target = await addTarget(client, owner, workspaceId, 'acme.test');
     const scan = await startScan(client, owner, workspaceId, target.id, { ports: String(tlsPort), timeoutMs: 5_000 });
@@ -133,8 +121,8 @@ describe('dns and ssl templates in a scan', { timeout: 120_000 }, () => {
   it('a name without the record and a service with a CA-signed certificate raise nothing', async () => {
     const owner = await client.signUp('HostTemplaterNegative');
     const workspaceId = (await client.createWorkspace(owner)).id;
-    await uploadTemplate(owner, workspaceId, 'spf.yaml', SPF);
-    await uploadTemplate(owner, workspaceId, 'self-signed.yaml', SELF_SIGNED);
+    await uploadTemplate(client, owner, workspaceId, 'spf.yaml', SPF);
+    await uploadTemplate(client, owner, workspaceId, 'self-signed.yaml', SELF_SIGNED);
     const signed = tls.createServer({ key: certs.caSigned.key, cert: certs.caSigned.cert }, (socket) => socket.end());
     signed.on('tlsClientError', () => undefined);
     await new Promise<void>((resolve) => signed.listen(0, '127.0.0.1', resolve));

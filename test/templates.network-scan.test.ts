@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { startTestApp, type TestApp } from './support/app.js';
-import { clientFor, type TestUser } from './support/client.js';
-import { addTarget, startScan, waitForScan, type Client } from './support/scans.js';
+import { clientFor } from './support/client.js';
+import { addTarget, startScan, waitForScan, type Client, uploadTemplate } from './support/scans.js';
 
 /**
  * Network (tcp) templates in real scans: a template uploaded to the registry runs against the services the port
@@ -68,18 +68,6 @@ afterAll(async () => {
   await new Promise<void>((resolve) => service?.close(() => resolve()));
 });
 
-async function uploadTemplate(user: TestUser, workspaceId: string, fileName: string, content: string) {
-  const created = await client.api('POST', '/api/v1/api/templates', { as: user, workspaceId, body: { fileName } });
-  expect(created.status).toBe(201);
-  const uploaded = await client.api('POST', '/api/v1/api/templates/upload', {
-    as: user,
-    workspaceId,
-    body: { templateId: created.body.id, fileContent: content },
-  });
-  expect(uploaded.status, JSON.stringify(uploaded.body)).toBe(200);
-  expect(uploaded.body.warnings).toEqual([]);
-}
-
 function networkFindings(workspaceId: string) {
   return server.db.prisma.finding.findMany({ where: { workspaceId, checkId: 'acme-ftp-detect' }, include: { asset: { select: { key: true } } } });
 }
@@ -89,7 +77,7 @@ describe('network templates in a scan', { timeout: 120_000 }, () => {
     const owner = await client.signUp('NetTemplater');
     const workspaceId = (await client.createWorkspace(owner)).id;
     const targetId = (await addTarget(client, owner, workspaceId, '127.0.0.1')).id;
-    await uploadTemplate(owner, workspaceId, 'acme-ftp.yaml', ACME_FTP);
+    await uploadTemplate(client, owner, workspaceId, 'acme-ftp.yaml', ACME_FTP);
 
     const first = await startScan(client, owner, workspaceId, targetId, { ports: String(port), timeoutMs: 5_000 });
     expect(await waitForScan(client, owner, workspaceId, first.id)).toMatchObject({ status: 'COMPLETED', error: null });
@@ -116,7 +104,7 @@ describe('network templates in a scan', { timeout: 120_000 }, () => {
     const owner = await client.signUp('NetTemplaterReset');
     const workspaceId = (await client.createWorkspace(owner)).id;
     const targetId = (await addTarget(client, owner, workspaceId, '127.0.0.1')).id;
-    await uploadTemplate(owner, workspaceId, 'acme-ftp.yaml', ACME_FTP);
+    await uploadTemplate(client, owner, workspaceId, 'acme-ftp.yaml', ACME_FTP);
     state.banner = '220 AcmeFTP 2.4.1 ready';
     const first = await startScan(client, owner, workspaceId, targetId, { ports: String(port), timeoutMs: 5_000 });
     await waitForScan(client, owner, workspaceId, first.id);

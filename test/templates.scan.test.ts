@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import http from 'node:http';
 import { startTestApp, type TestApp } from './support/app.js';
 import { clientFor, type TestUser } from './support/client.js';
-import { addTarget, startScan, stepOf, waitForScan, type Client } from './support/scans.js';
+import { addTarget, startScan, stepOf, waitForScan, type Client, uploadTemplate } from './support/scans.js';
 import { listen, SECURITY_HEADERS } from './scanner/helpers.js';
 import { loadPack } from '../src/modules/templates/pack.js';
 import { BUILTIN_CHECKS } from '../src/scanner/index.js';
@@ -142,19 +142,6 @@ async function findingsOf(workspaceId: string) {
   });
 }
 
-async function uploadTemplate(user: TestUser, workspaceId: string, fileName: string, content: string) {
-  const created = await client.api('POST', '/api/v1/api/templates', { as: user, workspaceId, body: { fileName } });
-  expect(created.status).toBe(201);
-  const uploaded = await client.api('POST', '/api/v1/api/templates/upload', {
-    as: user,
-    workspaceId,
-    body: { templateId: created.body.id, fileContent: content },
-  });
-  expect(uploaded.status, JSON.stringify(uploaded.body)).toBe(200);
-  expect(uploaded.body.warnings).toEqual([]);
-  return uploaded.body.template as { id: string };
-}
-
 describe('templates in a scan', { timeout: SCAN_TEST_TIMEOUT }, () => {
   let owner: TestUser;
   let workspaceId: string;
@@ -168,11 +155,11 @@ describe('templates in a scan', { timeout: SCAN_TEST_TIMEOUT }, () => {
     owner = await client.signUp('Templater');
     workspaceId = (await client.createWorkspace(owner)).id;
     targetId = (await addTarget(client, owner, workspaceId, '127.0.0.1')).id;
-    await uploadTemplate(owner, workspaceId, 'acme-admin.yaml', ACME_ADMIN);
-    await uploadTemplate(owner, workspaceId, 'acme-debug.yaml', ACME_DEBUG);
+    await uploadTemplate(client, owner, workspaceId, 'acme-admin.yaml', ACME_ADMIN);
+    await uploadTemplate(client, owner, workspaceId, 'acme-debug.yaml', ACME_DEBUG);
     const outsider = await client.signUp('Outsider');
     const theirs = (await client.createWorkspace(outsider)).id;
-    await uploadTemplate(outsider, theirs, 'outsider.yaml', OUTSIDER);
+    await uploadTemplate(client, outsider, theirs, 'outsider.yaml', OUTSIDER);
   });
 
   it('runs the workspace’s templates and the default pack on every web endpoint: exactly what is exposed', async () => {

@@ -1,4 +1,5 @@
 import type { clientFor, TestUser } from './client.js';
+import { expect } from 'vitest';
 import { waitFor } from './wait.js';
 
 /** Helpers for the scan suites: REST calls through the front door, and bounded waits on a scan's status. */
@@ -22,6 +23,20 @@ export async function addTarget(client: Client, user: TestUser, workspaceId: str
   const response = await client.api('POST', '/api/v1/api/targets', { as: user, workspaceId, body: { value } });
   if (response.status !== 201) throw new Error(`add target failed: ${response.status} ${JSON.stringify(response.body)}`);
   return response.body;
+}
+
+/** Registers a workspace template and uploads its content (REST); expects it to load with no warning. */
+export async function uploadTemplate(client: Client, user: TestUser, workspaceId: string, fileName: string, content: string): Promise<{ id: string }> {
+  const created = await client.api('POST', '/api/v1/api/templates', { as: user, workspaceId, body: { fileName } });
+  expect(created.status).toBe(201);
+  const uploaded = await client.api('POST', '/api/v1/api/templates/upload', {
+    as: user,
+    workspaceId,
+    body: { templateId: created.body.id, fileContent: content },
+  });
+  expect(uploaded.status, JSON.stringify(uploaded.body)).toBe(200);
+  expect(uploaded.body.warnings).toEqual([]);
+  return uploaded.body.template as { id: string };
 }
 
 /** POST /api/scans; expects 201 with a Location naming the scan. */
