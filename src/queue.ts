@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import PgBoss from 'pg-boss';
 import type { Logger } from './logger.js';
 import type { Database } from './db.js';
+import { listenForJobs, WAKE_CHANNEL, WAKE_SQL, type WakeListener } from './queue-wakeup.js';
 
 /** Anything that can run SQL with positional parameters: the database itself or an open Prisma transaction. */
 const require = createRequire(import.meta.url);
@@ -36,6 +37,9 @@ export class JobQueue {
   private started = false;
   private readonly definitions = new Map<string, QueueDefinition>();
   private readonly stopHooks: (() => Promise<void>)[] = [];
+  /** This process's pollers per queue, woken when a job is committed to their queue (queue-wakeup.ts). */
+  private readonly pollers = new Map<string, string[]>();
+  private listener?: Promise<WakeListener>;
 
   constructor(
     private readonly db: Database,
@@ -119,18 +123,42 @@ export class JobQueue {
 
   /** Enqueues a job; with `tx` the job commits or rolls back together with that transaction. */
   async send<T extends object>(name: string, data: T, options: PgBoss.SendOptions = {}, tx?: SqlRunner): Promise<string | null> {
-    if (!tx) return this.boss.send(name, data, options);
+    if (!tx) {
+      const id = await this.boss.send(name, data, options);
+      await this.wake(name);
+      return id;
+    }
     const executeSql = async (text: string, values: unknown[]) => ({ rows: await tx.$queryRawUnsafe<unknown[]>(text, ...values) });
-    return this.boss.send(name, data, { ...options, db: { executeSql } });
+    const id = await this.boss.send(name, data, { ...options, db: { executeSql } });
+    await this.wake(name, tx);
+    return id;
   }
 
   /** Enqueues many jobs in one statement (one round trip, however many); with `tx`, in that transaction. */
   async sendMany<T extends object>(name: string, data: readonly T[], tx?: SqlRunner): Promise<void> {
     if (!data.length) return;
     const jobs = data.map((item) => ({ name, data: item }));
-    if (!tx) return this.boss.insert(jobs);
+    if (!tx) {
+      await this.boss.insert(jobs);
+      await this.wake(name);
+      return;
+    }
     const executeSql = async (text: string, values: unknown[]) => ({ rows: await tx.$queryRawUnsafe<unknown[]>(text, ...values) });
     await this.boss.insert(jobs, { db: { executeSql } });
+    await this.wake(name, tx);
+  }
+
+  /** Tells every process's pollers of `name` that a job is there; inside `tx` the notice goes out at commit. */
+  private async wake(name: string, tx?: SqlRunner): Promise<void> {
+    if (tx) {
+      await tx.$queryRawUnsafe(WAKE_SQL, WAKE_CHANNEL, name);
+      return;
+    }
+    await this.db.sql.query(WAKE_SQL, [WAKE_CHANNEL, name]);
+  }
+
+  private wakeLocal(name: string): void {
+    for (const workerId of this.pollers.get(name) ?? []) this.boss.notifyWorker(workerId);
   }
 
   /**
@@ -138,13 +166,20 @@ export class JobQueue {
    * side by side; a job whose handler throws is failed on its own (retries and the dead letter apply to it
    * alone) and the rest complete. A poller that just finished asks again at once: pg-boss otherwise sleeps out
    * its polling interval after every fetch, which caps a poller at two fetches a second however short the jobs
-   * are (a webhook delivery is a few milliseconds).
+   * are (a webhook delivery is a few milliseconds). A job committed anywhere wakes the idle pollers of its queue
+   * at once (queue-wakeup.ts): the polling interval is only the fallback.
    */
-  async work<T extends object>(name: string, concurrency: number, handler: JobHandler<T>, options: { batchSize?: number } = {}): Promise<void> {
+  async work<T extends object>(
+    name: string,
+    concurrency: number,
+    handler: JobHandler<T>,
+    options: { batchSize?: number; pollingIntervalSeconds?: number } = {},
+  ): Promise<void> {
     const batchSize = options.batchSize ?? 1;
+    const pollingIntervalSeconds = options.pollingIntervalSeconds ?? 0.5;
     for (let i = 0; i < concurrency; i++) {
       let workerId = '';
-      workerId = await this.boss.work<T>(name, { batchSize, pollingIntervalSeconds: 0.5, includeMetadata: true }, async (jobs) => {
+      workerId = await this.boss.work<T>(name, { batchSize, pollingIntervalSeconds, includeMetadata: true }, async (jobs) => {
         if (!jobs.length) return;
         try {
           if (jobs.length === 1) {
@@ -163,7 +198,10 @@ export class JobQueue {
           this.boss.notifyWorker(workerId);
         }
       });
+      this.pollers.set(name, [...(this.pollers.get(name) ?? []), workerId]);
     }
+    this.listener ??= listenForJobs(this.db, this.log, (queue) => this.wakeLocal(queue));
+    await this.listener;
   }
 
   /**
@@ -213,6 +251,10 @@ export class JobQueue {
     if (!this.started) return;
     this.started = false;
     await Promise.all(this.stopHooks.splice(0).map((hook) => hook()));
+    const listener = this.listener;
+    this.listener = undefined;
+    this.pollers.clear();
+    await (await listener?.catch(() => undefined))?.close();
     await this.boss.stop({ graceful: true, wait: true, timeout: timeoutMs, close: false });
   }
 }

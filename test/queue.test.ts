@@ -16,6 +16,11 @@ const suffix = randomBytes(4).toString('hex');
 const TX_QUEUE = `test-tx-${suffix}`;
 const RETRY_QUEUE = `test-retry-${suffix}`;
 const BATCH_QUEUE = `test-batch-${suffix}`;
+const WAKE_QUEUE = `test-wake-${suffix}`;
+/** Far longer than any wait below: a job handled before it was woken, not polled. */
+const SLOW_POLL_SECONDS = 120;
+let sender: JobQueue;
+const woken: string[] = [];
 
 const delivered: { workspaceId: string; label: string }[] = [];
 const attempts = new Map<string, number[]>();
@@ -27,7 +32,20 @@ beforeAll(async () => {
   queue.define({ name: TX_QUEUE, expireInSeconds: 30, retryLimit: 0 });
   queue.define({ name: RETRY_QUEUE, expireInSeconds: 30, retryLimit: 2, retryDelay: 0 });
   queue.define({ name: BATCH_QUEUE, expireInSeconds: 30, retryLimit: 1, retryDelay: 0 });
+  queue.define({ name: WAKE_QUEUE, expireInSeconds: 30, retryLimit: 0 });
   await queue.start();
+  await queue.work<{ label: string }>(
+    WAKE_QUEUE,
+    2,
+    async (data) => {
+      woken.push(data.label);
+    },
+    { pollingIntervalSeconds: SLOW_POLL_SECONDS },
+  );
+  // Another process's queue on the same database (the server enqueueing for a worker), with no pollers of its own.
+  sender = new JobQueue(server.db, createLogger('silent'));
+  sender.define({ name: WAKE_QUEUE, expireInSeconds: 30, retryLimit: 0 });
+  await sender.start();
   await queue.work<{ workspaceId: string; label: string }>(TX_QUEUE, 1, async (data) => {
     delivered.push(data);
   });
@@ -50,6 +68,7 @@ beforeAll(async () => {
   );
 });
 afterAll(async () => {
+  await sender?.stop(5000);
   await queue?.stop(5000);
   await server?.stop();
 });
@@ -137,6 +156,18 @@ describe('JobQueue', () => {
     const jobId = await queue.send(RETRY_QUEUE, { key, failures: 99 });
     await waitFor(async () => (await jobState(RETRY_QUEUE, jobId!)) === 'failed', { timeoutMs: 20_000, what: 'the job to fail' });
     expect(attempts.get(key)).toEqual([0, 1, 2]);
+  });
+
+  it('a job committed by another process wakes the idle pollers at once, in and out of a transaction (no wait for the next poll)', async () => {
+    // Let the pollers' first fetch find nothing: from here on they sleep SLOW_POLL_SECONDS unless woken.
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    await server.db.prisma.$transaction(async (tx) => {
+      await sender.send(WAKE_QUEUE, { label: 'in-transaction' }, {}, tx);
+    });
+    await waitFor(() => woken.includes('in-transaction'), { timeoutMs: 20_000, what: 'the job sent in a transaction to be woken for' });
+    await sender.sendMany(WAKE_QUEUE, [{ label: 'many-1' }, { label: 'many-2' }]);
+    await waitFor(() => woken.includes('many-1') && woken.includes('many-2'), { timeoutMs: 20_000, what: 'the jobs sent together to be woken for' });
+    expect(woken.sort()).toEqual(['in-transaction', 'many-1', 'many-2']);
   });
 
   it('refuses, with the way out, a job queue schema a newer pg-boss created instead of running SQL that does not fit it', async () => {
