@@ -12,7 +12,7 @@
 import path from 'node:path';
 
 /** Bundled entry points; the template worker is the entry of a worker thread. */
-export const ENTRIES = ['src/main.ts', 'src/worker.ts', 'src/scanner/nuclei/template-worker.ts'];
+export const ENTRIES = ['src/main.ts', 'src/worker.ts', 'src/scanner/nuclei/template-worker.ts', 'src/ops/embedded-seed.ts'];
 
 const EXTERNAL_PACKAGES = ['@electric-sql/pglite', '@prisma/*', 'pglite-prisma-adapter', 'pg', 'pg-boss', '@aws-sdk/*', 'ioredis', 'pino'];
 

@@ -7,11 +7,14 @@
 //   dist/prisma/generated/  the generated Prisma client (TypeScript), compiled file by file
 //   dist/prisma/migrations/ copied: the migration runner reads them at start
 //   dist/package.json       copied: marks the root (ESM, the version)
+//   dist/embedded-db.tar.gz the embedded database with every migration applied, unpacked by a first start
+//                           instead of PGlite's initdb (src/ops/embedded-seed.ts)
 // Bare imports resolve from the repository's node_modules, one level up. Type checking stays with
 // `npm run typecheck`.
 //
 // This file is plain JavaScript on purpose: `--if-stale` runs before every `npm start`, and must cost a few
 // tens of milliseconds, not a TypeScript loader's start-up.
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { cpSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -120,6 +123,10 @@ export async function build(outDir = defaultOutDir) {
       mkdirSync(path.dirname(path.join(staging, file)), { recursive: true });
       cpSync(path.join(projectRoot, file), path.join(staging, file));
     }
+    // The embedded database's starting point (src/ops/embedded-seed.ts): a first start unpacks it instead of initdb.
+    execFileSync(process.execPath, [path.join(staging, 'src/ops/embedded-seed.js'), path.join(staging, 'embedded-db.tar.gz')], {
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
     writeFileSync(path.join(staging, STAMP), `${stamp}\n`);
     // Two renames, so a server already running from dist/ (its template workers load files later) finds
     // either the old build or the new one at every moment, never nothing.

@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
@@ -9,6 +9,7 @@ import { applyMigrations, pgExecutor, pgliteExecutor, type SqlExecutor } from '.
 import { serializePGlite } from './db/pglite-serial.js';
 import { lockDataDir, type DataDirLock } from './ops/data-dir-lock.js';
 import type { Env } from './env.js';
+import { shippedPath } from './shipped-files.js';
 
 export { PrismaClient };
 export type { Prisma } from '../prisma/generated/prisma/client.js';
@@ -20,6 +21,11 @@ export interface DatabaseOptions {
   pgliteDir?: string;
   /** A migrated PGlite data directory dump (dumpDataDir) to start from: tests boot from it in under a second. */
   pgliteTemplate?: Blob | File;
+  /**
+   * A gzipped dump to unpack into `pgliteDir` when that directory is still empty (a first start), instead of
+   * PGlite's initdb: the build ships one (src/ops/embedded-seed.ts). A missing file means initdb as before.
+   */
+  pgliteSeedFile?: string;
   /** Emit Prisma `query` events (the SQL-count tests listen to them). */
   logQueries?: boolean;
   poolSize?: number;
@@ -38,7 +44,17 @@ export interface Database {
 
 /** The database the configuration names: PostgreSQL at DATABASE_URL, else the embedded one under DATA_DIR. */
 export function openConfiguredDatabase(env: Pick<Env, 'DATABASE_URL' | 'dataDir'>): Promise<Database> {
-  return openDatabase({ url: env.DATABASE_URL, pgliteDir: `${env.dataDir}/pglite` });
+  return openDatabase({ url: env.DATABASE_URL, pgliteDir: `${env.dataDir}/pglite`, pgliteSeedFile: shippedPath(EMBEDDED_SEED_FILE) });
+}
+
+/** Where the build puts the prepared embedded database (root-relative: dist/embedded-db.tar.gz compiled; absent from source). */
+export const EMBEDDED_SEED_FILE = 'embedded-db.tar.gz';
+
+/** The seed to unpack, when the data directory has never held a database (PostgreSQL writes PG_VERSION first). */
+function seedFor(options: DatabaseOptions): Blob | undefined {
+  if (!options.pgliteDir || !options.pgliteSeedFile || existsSync(join(options.pgliteDir, 'PG_VERSION'))) return undefined;
+  if (!existsSync(options.pgliteSeedFile)) return undefined;
+  return new Blob([readFileSync(options.pgliteSeedFile)], { type: 'application/x-gzip' });
 }
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
@@ -68,9 +84,12 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   }
   let raw: PGlite;
   try {
+    const seed = seedFor(options);
     raw = options.pgliteTemplate
       ? await PGlite.create({ loadDataDir: options.pgliteTemplate })
-      : await PGlite.create(options.pgliteDir ? join(options.pgliteDir) : undefined);
+      : seed
+        ? await PGlite.create({ dataDir: options.pgliteDir, loadDataDir: seed })
+        : await PGlite.create(options.pgliteDir ? join(options.pgliteDir) : undefined);
   } catch (error) {
     lock?.release();
     throw error;

@@ -39,6 +39,8 @@ describe('the build', () => {
       'src/scanner/discovery/data/subdomains-top5000.txt',
       'src/modules/templates/pack/phpinfo-exposed.yaml',
       'package.json',
+      // The embedded database a first start unpacks instead of running initdb (src/ops/embedded-seed.ts).
+      'embedded-db.tar.gz',
     ]) {
       expect(existsSync(join(outDir, file)), file).toBe(true);
     }
