@@ -3,6 +3,7 @@ import './strings.js';
 import './encoding.js';
 import './hashing.js';
 import './numbers.js';
+import './time.js';
 import { FUNCTIONS } from './registry.js';
 
 export { FUNCTIONS } from './registry.js';
