@@ -4,6 +4,7 @@ import './encoding.js';
 import './hashing.js';
 import './numbers.js';
 import './time.js';
+import './crypto.js';
 import { FUNCTIONS } from './registry.js';
 
 export { FUNCTIONS } from './registry.js';
