@@ -5,6 +5,7 @@ import './hashing.js';
 import './numbers.js';
 import './time.js';
 import './crypto.js';
+import './archive.js';
 import { FUNCTIONS } from './registry.js';
 
 export { FUNCTIONS } from './registry.js';
