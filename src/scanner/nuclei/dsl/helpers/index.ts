@@ -6,6 +6,7 @@ import './numbers.js';
 import './time.js';
 import './crypto.js';
 import './archive.js';
+import './net.js';
 import { FUNCTIONS } from './registry.js';
 
 export { FUNCTIONS } from './registry.js';
