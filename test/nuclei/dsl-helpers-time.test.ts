@@ -31,6 +31,7 @@ describe('date_time', () => {
     expect(ev(`date_time('2006-01-02T15:04:05Z07:00|-07:00|-0700|.000|.999|_2006', ${T})`)).toBe('2023-11-14T22:13:20Z|+00:00|+0000|.000||_2023');
     expect(ev(`date_time('Jan _2 __2', ${T - 9 * 86400})`)).toBe('Nov  5 309');
     expect(ev("date_time('Jan 2, 2006', hex_to_dec('65a0b1c2'))")).toBe('Jan 12, 2024');
+    expect(ev(`date_time('Janet Month: Jan Mon', ${T})`)).toBe('Janet Month: Nov Tue');
   });
 
   it('uses the local time zone, as Go', () => {

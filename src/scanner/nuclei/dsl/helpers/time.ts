@@ -1,6 +1,7 @@
 /** Time helpers: date_time, to_unix_time, wait_for (unix_time lives with the numbers). */
 import { isMainThread } from 'node:worker_threads';
-import { formatGoTime, GoTimeParseError, parseGoTime } from '../../gotime.js';
+import { formatGoTime } from '../../gotime/format.js';
+import { GoTimeParseError, parseGoTime } from '../../gotime/parse.js';
 import { DslEvalError, type DslValue } from '../ast.js';
 import { def, S } from './registry.js';
 
