@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { header, run, server, useEngineServers } from './engine-fixtures.js';
+import { createNodeHttpSender, runTemplateTask } from '../../src/scanner/nuclei/index.js';
+import { header, load, run, server, useEngineServers } from './engine-fixtures.js';
 
 useEngineServers();
 
@@ -51,5 +52,31 @@ http:
     expect(server.log.length).toBe(before);
     expect(out.results).toEqual([]);
     expect(JSON.stringify(out.warnings)).toContain('only runs in template worker threads');
+  });
+});
+
+describe('wait_for in the template worker pool (where scans evaluate HTTP templates)', () => {
+  const waiting = (seconds: number) =>
+    load(`${header(`waits-${seconds}`)}
+http:
+  - method: GET
+    path: ["{{BaseURL}}/?{{wait_for(${seconds})}}"]
+    matchers:
+      - type: word
+        words: ["Acme Portal"]
+`);
+
+  it('sleeps, then sends the request', async () => {
+    const send = createNodeHttpSender();
+    const outcome = await runTemplateTask({ template: waiting(1), baseUrl: server.baseUrl, send, budgetMs: 20_000 });
+    send.destroy();
+    expect(outcome).toMatchObject({ status: 'done', results: [{ templateId: 'waits-1', matchedUrl: `${server.baseUrl}/?true` }] });
+  });
+
+  it('counts the sleep against the template budget', async () => {
+    const send = createNodeHttpSender();
+    const outcome = await runTemplateTask({ template: waiting(3), baseUrl: server.baseUrl, send, budgetMs: 500 });
+    send.destroy();
+    expect(outcome).toEqual({ status: 'over-budget' });
   });
 });
