@@ -23,7 +23,7 @@ const FILES: Record<string, string> = {
   // loads with no warning
   'http/exposed-panels/acme-panel.yaml': `id: acme-panel\n${info}${httpBlock('      - type: word\n        words: ["Acme"]')}`,
   // loads with a warning: a DSL helper the engine does not implement
-  'http/cves/2024/acme-date.yaml': `id: acme-date\n${info}${httpBlock('      - type: dsl\n        dsl:\n          - date_time("%Y") == "2024"')}`,
+  'http/cves/2024/acme-date.yaml': `id: acme-date\n${info}${httpBlock('      - type: dsl\n        dsl:\n          - llm_prompt("year?") == "2024"')}`,
   // loads with a warning: flow is not run
   'http/osint/acme-flow.yml': `id: acme-flow\n${info}flow: http(1)\n${httpBlock('      - type: word\n        words: ["Acme"]')}`,
   // loads: a dns template
@@ -95,7 +95,7 @@ describe('templates:coverage', () => {
     const report = JSON.parse(run([folder, '--json']).output) as CoverageReport;
     expect(report.topWarningCauses).toEqual([
       { cause: 'flow', templates: 1 },
-      { cause: 'unsupported helper: date_time', templates: 1 },
+      { cause: 'unsupported helper: llm_prompt', templates: 1 },
     ]);
     expect(report.topRejectionCauses).toEqual(
       expect.arrayContaining([

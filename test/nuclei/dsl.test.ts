@@ -62,8 +62,8 @@ describe('DSL operators', () => {
     expect(parseDsl('status_code == ').error).toBeDefined();
     expect(parseDsl("contains(body, 'x'").error).toBeDefined();
     expect(parseDsl("body == 'unterminated").error).toContain('unclosed');
-    const p = parseDsl("date_time('%Y') == '2024' && md5(body) == 'x' && contains(body)");
-    expect(p.unknownFunctions).toEqual(['date_time']);
+    const p = parseDsl("llm_prompt('year?') == '2024' && md5(body) == 'x' && contains(body)");
+    expect(p.unknownFunctions).toEqual(['llm_prompt']);
     expect(p.badArity).toEqual(['contains/1']);
     expect(p.variables).toEqual(['body']);
   });

@@ -300,7 +300,7 @@ http:
       - type: xpath
         xpath: ["/html/head/title"]
       - type: dsl
-        dsl: ["date_time('%Y') == '2024'"]
+        dsl: ["llm_prompt('year?') == '2024'"]
       - type: regex
         regex: ["(?=lookahead)x"]
     extractors:
@@ -319,7 +319,7 @@ http:
     const last = t.requests[5];
     expect(last.skip).toBeUndefined();
     expect(last.matchers[0].unsupported).toContain('xpath');
-    expect(last.matchers[1].unsupported).toContain('date_time');
+    expect(last.matchers[1].unsupported).toContain('llm_prompt');
     expect(last.matchers[2].unsupported).toContain('look-around');
     expect(last.extractors[0].unsupported).toContain('xpath');
     expect(last.extractors[1].unsupported).toContain('jq');

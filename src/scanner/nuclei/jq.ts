@@ -175,7 +175,7 @@ export function compileJq(source: string): JqProgram {
   return { source, ast: new Parser(trimmed).parse() };
 }
 
-type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
+export type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 
 function isObject(v: Json): v is { [k: string]: Json } {
   return v !== null && typeof v === 'object' && !Array.isArray(v);

@@ -14,7 +14,7 @@
  */
 export { DslEvalError, DslSyntaxError, type DslNode, type DslScope, type DslValue } from './ast.js';
 export { evaluateDsl, evaluateExpression, scopeOf, type DslRecord } from './evaluate.js';
-export { isKnownFunction, knownFunctionNames } from './helpers/index.js';
+export { isKnownFunction, knownFunctionNames, setDslDebugSink, type DslDebugSink } from './helpers/index.js';
 export { findMarkers, renderMarkers, type Marker, type RenderResult } from './markers.js';
 export { parseDsl, type ParsedDsl } from './parser.js';
 export { dslToString } from './values.js';

@@ -3,8 +3,15 @@ import './strings.js';
 import './encoding.js';
 import './hashing.js';
 import './numbers.js';
+import './time.js';
+import './crypto.js';
+import './archive.js';
+import './net.js';
+import './title.js';
+import './debug.js';
 import { FUNCTIONS } from './registry.js';
 
+export { setDslDebugSink, type DslDebugSink } from './debug.js';
 export { FUNCTIONS } from './registry.js';
 
 // nuclei also registers every helper without underscores (tolower, base64decode, ...)
