@@ -227,6 +227,7 @@ export function createNodeHttpSender(options: NodeHttpSenderOptions = {}): NodeH
     let body: Buffer | undefined = request.body !== undefined ? encodeString(request.body) : undefined;
     let currentUrl = request.url;
     let firstRawRequest: string | undefined;
+    const chain: HttpSendResponse[] = [];
     let hops = 0;
     for (;;) {
       const res = await once(target, method, headers, body, deadline, bodyLimit, request.signal);
@@ -277,6 +278,13 @@ export function createNodeHttpSender(options: NodeHttpSenderOptions = {}): NodeH
             method = method === 'HEAD' ? 'HEAD' : 'GET';
             body = undefined;
           }
+          // nuclei matches every response of the chain; a redirect's body is not read (Go's client closes it)
+          chain.push({
+            ...headOnly(res, maxRaw),
+            durationMs: Date.now() - started,
+            rawRequest: firstRawRequest ?? res.rawRequest,
+            finalUrl: currentUrl,
+          });
           headers = nextHeaders;
           target = nextTarget;
           currentUrl = next;
@@ -296,8 +304,6 @@ export function createNodeHttpSender(options: NodeHttpSenderOptions = {}): NodeH
         }
       }
       const bodyText = decodeBytes(bodyBuf);
-      const statusLine = `HTTP/${res.httpVersion} ${res.status} ${res.statusText}`.trimEnd();
-      const rawLines = res.rawHeaders.map(([k, v]) => `${canonicalHeaderKey(k)}: ${v}\r\n`).join('');
       return {
         status: res.status,
         statusText: res.statusText,
@@ -308,8 +314,9 @@ export function createNodeHttpSender(options: NodeHttpSenderOptions = {}): NodeH
         bodyTruncated: truncated,
         durationMs: Date.now() - started,
         rawRequest: firstRawRequest ?? res.rawRequest,
-        rawResponse: cut(`${statusLine}\r\n${rawLines}\r\n${bodyText}`, maxRaw),
+        rawResponse: cut(`${rawHead(res)}${bodyText}`, maxRaw),
         finalUrl: currentUrl,
+        ...(chain.length ? { redirectChain: chain } : {}),
       };
     }
   };
@@ -320,6 +327,25 @@ export function createNodeHttpSender(options: NodeHttpSenderOptions = {}): NodeH
     httpsAgent?.destroy();
   };
   return sender;
+}
+
+/** Status line and header lines as received, then the blank line. */
+function rawHead(res: Pick<OnceResult, 'httpVersion' | 'status' | 'statusText' | 'rawHeaders'>): string {
+  const statusLine = `HTTP/${res.httpVersion} ${res.status} ${res.statusText}`.trimEnd();
+  return `${statusLine}\r\n${res.rawHeaders.map(([k, v]) => `${canonicalHeaderKey(k)}: ${v}\r\n`).join('')}\r\n`;
+}
+
+/** A redirect response of a chain: status and headers, no body. */
+function headOnly(res: OnceResult, maxRaw: number): Omit<HttpSendResponse, 'durationMs' | 'rawRequest' | 'finalUrl'> {
+  return {
+    status: res.status,
+    statusText: res.statusText,
+    httpVersion: res.httpVersion,
+    headers: res.headers,
+    rawHeaders: res.rawHeaders,
+    body: '',
+    rawResponse: cut(rawHead(res), maxRaw),
+  };
 }
 
 /** Status line and headers of a response, as the engine reads them (raw pairs kept in wire order). */

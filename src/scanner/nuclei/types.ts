@@ -215,6 +215,11 @@ export interface HttpSendResponse {
   rawResponse: string;
   /** URL of the last response after redirects. */
   finalUrl: string;
+  /**
+   * The redirect responses that led to this one, first first (only when redirects were followed): status and
+   * headers, empty body, `finalUrl` the URL that answered with the redirect. nuclei matches each of them too.
+   */
+  redirectChain?: HttpSendResponse[];
 }
 
 export type HttpSender = (req: HttpSendRequest) => Promise<HttpSendResponse>;

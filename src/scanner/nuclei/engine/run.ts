@@ -40,6 +40,7 @@ import { parseSetCookies, responseData } from './response.js';
 import { MutableScope, type OperatorResult, executeOperators } from './operators.js';
 import { type BuiltRequest, buildPathRequest, buildRawRequest } from './requests.js';
 import { type CacheEntry, clusterKey } from './clustering.js';
+import { arrivalOrder, chainResponses } from './redirect-chain.js';
 
 const DEFAULT_USER_AGENT = 'Mozilla/5.0 (compatible; Perimeter-Nuclei/1.0)';
 const REQUEST_EXCERPT = 4 * 1024;
@@ -210,26 +211,35 @@ class TemplateRun {
         this.warn(`request ${req.method} ${req.url} failed: ${(err as Error).message}`, entryPath);
         continue;
       }
-      if (!block.disableCookie) for (const [k, v] of parseSetCookies(resp)) this.cookies.set(k, v);
-
-      const output = responseData(resp, req.url, this.ctx.target, this.tpl.id);
-      if (block.reqCondition) {
-        for (const [k, v] of Object.entries(output)) indexed[`${k}_${i + 1}`] = v;
+      if (!block.disableCookie) {
+        for (const hop of arrivalOrder(resp)) for (const [k, v] of parseSetCookies(hop)) this.cookies.set(k, v);
       }
       const varLayer = layersWithTarget(layers, this.ctx.target, !isRaw && /\{\{\s*BaseURL\s*\}\}\//.test(entries[i]));
-      const scope = new MutableScope(scopeOf(varLayer, indexed, output));
-      const op = executeOperators(block, scope, unsupported.length > 0);
-      if (block.id) {
-        for (const [k, v] of Object.entries(output)) this.previous[`${block.id}_${k}`] = v;
-        for (const [k, v] of scope.local) this.previous[`${block.id}_${k}`] = v;
+      let stop = false;
+      // the final response, then each redirect response of its chain (nuclei's respChain)
+      for (const event of chainResponses(resp)) {
+        const output = responseData(event, req.url, this.ctx.target, this.tpl.id);
+        if (block.reqCondition) {
+          for (const [k, v] of Object.entries(output)) indexed[`${k}_${i + 1}`] = v;
+        }
+        const scope = new MutableScope(scopeOf(varLayer, indexed, output));
+        const op = executeOperators(block, scope, unsupported.length > 0);
+        if (block.id) {
+          for (const [k, v] of Object.entries(output)) this.previous[`${block.id}_${k}`] = v;
+          for (const [k, v] of scope.local) this.previous[`${block.id}_${k}`] = v;
+        }
+        if (!op) continue;
+        for (const [k, v] of op.dynamicValues) this.dynamic.set(k, v);
+        this.emit(block, op, event, req);
+        if (op.matched) {
+          blockMatched = true;
+          if (block.stopAtFirstMatch) {
+            stop = true;
+            break;
+          }
+        }
       }
-      if (!op) continue;
-      for (const [k, v] of op.dynamicValues) this.dynamic.set(k, v);
-      this.emit(block, op, resp, req);
-      if (op.matched) {
-        blockMatched = true;
-        if (block.stopAtFirstMatch) break;
-      }
+      if (stop) break;
     }
     return blockMatched;
   }
