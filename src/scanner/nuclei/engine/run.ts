@@ -268,6 +268,8 @@ class TemplateRun {
 
   /** nuclei MakeDefaultResultEvent. */
   private emit(block: HttpRequestBlock, op: OperatorResult, resp: HttpSendResponse, req: BuiltRequest) {
+    // matchers that are all `internal` only steer the run (nuclei tmplexec: such an event is not written)
+    if (op.matched && block.matchers.length && block.matchers.every((m) => m.internal)) return;
     if (op.dynamicValues.size && !op.matched) return;
     const extracted = op.extracts.size > 0 || op.outputExtracts.length > 0;
     if (extracted && block.matchers.length && !op.matched) return;
