@@ -120,6 +120,7 @@ export function createNodeHttpSender(options: NodeHttpSenderOptions = {}): NodeH
     deadline: number,
     bodyLimit: number,
     signal?: AbortSignal,
+    sni?: string,
   ): Promise<OnceResult> {
     const hostIsIp = net.isIP(target.hostname) !== 0;
     if (hostIsIp && options.lookup) await lookupOnce(options.lookup, target.hostname);
@@ -155,7 +156,8 @@ export function createNodeHttpSender(options: NodeHttpSenderOptions = {}): NodeH
         lookup: options.lookup,
         agent: target.scheme === 'https' ? (httpsAgent ?? false) : (httpAgent ?? false),
         rejectUnauthorized,
-        servername: hostIsIp ? undefined : target.hostname,
+        // TLS carries no IP address as server name (Go and Node leave it out)
+        servername: sni && net.isIP(sni) === 0 ? sni : hostIsIp ? undefined : target.hostname,
       } as https.RequestOptions);
       const timer = setTimeout(() => {
         const err = new Error(`request timed out after ${Math.round(remaining)} ms`);
@@ -230,7 +232,7 @@ export function createNodeHttpSender(options: NodeHttpSenderOptions = {}): NodeH
     const chain: HttpSendResponse[] = [];
     let hops = 0;
     for (;;) {
-      const res = await once(target, method, headers, body, deadline, bodyLimit, request.signal);
+      const res = await once(target, method, headers, body, deadline, bodyLimit, request.signal, request.sni);
       firstRawRequest ??= res.rawRequest;
       const location = res.headers.location;
       const loc = Array.isArray(location) ? location[0] : location;

@@ -186,6 +186,8 @@ export interface HttpSendRequest {
   /** Only follow redirects that stay on the same host (nuclei `host-redirects`). */
   sameHostRedirectsOnly?: boolean;
   timeoutMs: number;
+  /** TLS server name to send instead of the URL's host (nuclei `@tls-sni`); ignored for IP literals. */
+  sni?: string;
   /** Optional per-request cap on the body size, lower than the sender's own. */
   maxBodyBytes?: number;
   signal?: AbortSignal;

@@ -34,7 +34,7 @@ import type {
   ScanTarget,
   TemplateResult,
 } from '../types.js';
-import { originKey, splitUrl } from '../url-util.js';
+import { sameHost, splitUrl } from '../url-util.js';
 import { type TargetInfo, layersWithTarget, parseTarget } from './target.js';
 import { parseSetCookies, responseData } from './response.js';
 import { MutableScope, type OperatorResult, executeOperators } from './operators.js';
@@ -186,7 +186,8 @@ class TemplateRun {
       }
       const req = built.request;
       const split = splitUrl(req.url);
-      if (!split || (!this.ctx.deps.allowOffTargetRequests && originKey(split) !== originKey(this.ctx.target.url))) {
+      // another port or scheme of the target's host is the target (nuclei; the scope guard pins that host's address)
+      if (!split || (!this.ctx.deps.allowOffTargetRequests && !sameHost(split, this.ctx.target.url))) {
         this.warn(`request to ${req.url} skipped: it does not go to the target ${this.ctx.target.input}`, entryPath);
         continue;
       }
@@ -198,7 +199,8 @@ class TemplateRun {
         followRedirects: block.redirects,
         maxRedirects: block.redirects ? block.maxRedirects : 0,
         sameHostRedirectsOnly: block.hostRedirects || undefined,
-        timeoutMs: this.ctx.timeoutMs,
+        timeoutMs: req.timeoutMs ?? this.ctx.timeoutMs,
+        ...(req.sni ? { sni: req.sni } : {}),
         maxBodyBytes: block.maxSize,
         signal: this.ctx.deps.signal,
       };
