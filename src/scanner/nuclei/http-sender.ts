@@ -15,6 +15,7 @@ import net from 'node:net';
 import zlib from 'node:zlib';
 import { decodeBytes, encodeString } from './bytes.js';
 import type { HttpSender, HttpSendRequest, HttpSendResponse } from './types.js';
+import { sendUnsafe } from './unsafe-sender.js';
 import { canonicalHeaderKey, safeRequestPath, splitUrl, type SplitUrl } from './url-util.js';
 
 export interface NodeHttpSenderOptions {
@@ -232,11 +233,15 @@ export function createNodeHttpSender(options: NodeHttpSenderOptions = {}): NodeH
     const chain: HttpSendResponse[] = [];
     let hops = 0;
     for (;;) {
-      const res = await once(target, method, headers, body, deadline, bodyLimit, request.signal, request.sni);
+      const res =
+        request.unsafeRaw !== undefined
+          ? await unsafeOnce(target, request, deadline, bodyLimit)
+          : await once(target, method, headers, body, deadline, bodyLimit, request.signal, request.sni);
       firstRawRequest ??= res.rawRequest;
       const location = res.headers.location;
       const loc = Array.isArray(location) ? location[0] : location;
-      if (request.followRedirects && REDIRECT_CODES.has(res.status) && loc && hops < request.maxRedirects) {
+      // unsafe requests are sent once, as written: their redirects are not followed
+      if (request.unsafeRaw === undefined && request.followRedirects && REDIRECT_CODES.has(res.status) && loc && hops < request.maxRedirects) {
         let next: string;
         try {
           next = new URL(loc, `${target.scheme}://${target.authority}${target.pathAndQuery}`).toString();
@@ -322,6 +327,21 @@ export function createNodeHttpSender(options: NodeHttpSenderOptions = {}): NodeH
       };
     }
   };
+
+  /** An `unsafe` request: its bytes as written over a socket, the scope guard's lookup at connect time. */
+  async function unsafeOnce(target: SplitUrl, request: HttpSendRequest, deadline: number, bodyLimit: number): Promise<OnceResult> {
+    const bytes = encodeString(request.unsafeRaw ?? '');
+    const answer = await sendUnsafe(target, bytes, {
+      lookup: options.lookup,
+      rejectUnauthorized,
+      deadline,
+      bodyLimit,
+      signal: request.signal,
+      sni: request.sni,
+      method: request.method,
+    });
+    return { ...answer, rawRequest: cut(decodeBytes(bytes), maxRaw) };
+  }
 
   const sender = send as NodeHttpSender;
   sender.destroy = () => {

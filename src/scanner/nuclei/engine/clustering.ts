@@ -19,5 +19,6 @@ export function clusterKey(req: HttpSendRequest): string {
     req.sameHostRedirectsOnly ?? false,
     req.maxBodyBytes ?? null,
     req.sni ?? null,
+    req.unsafeRaw ?? null,
   ]);
 }

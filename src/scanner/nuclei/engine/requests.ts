@@ -15,6 +15,8 @@ export interface BuiltRequest {
   sni?: string;
   /** Request timeout from `@timeout`. */
   timeoutMs?: number;
+  /** `unsafe: true`: the bytes to write as they are. */
+  unsafeRaw?: string;
 }
 
 type BuildOutcome = { ok: true; request: BuiltRequest } | { ok: false; reason: string; unresolved?: boolean };
@@ -161,6 +163,7 @@ export function buildRawRequest(
     if (!abs) return { ok: false, reason: `invalid URL in raw request ${JSON.stringify(rawPath)}` };
     relative = abs.pathAndQuery;
   }
+  const relativeAsWritten = relative;
   if (relative === '') {
     pathQuery = (target.path || '/') + (target.query ? `?${target.query}` : '');
   } else {
@@ -192,7 +195,26 @@ export function buildRawRequest(
   const request: BuiltRequest = { method, url, headers, body: hasBody ? body : undefined };
   if (annotations.sni) request.sni = annotations.sni === 'request.host' ? requestHost(headers, url) : annotations.sni;
   if (annotations.timeoutMs) request.timeoutMs = annotations.timeoutMs;
+  if (block.unsafe) request.unsafeRaw = unsafeBytes(rendered.text, rawPath, relativeAsWritten, pathQuery, target);
   return { ok: true, request };
+}
+
+/**
+ * nuclei raw.Parse with `unsafe`: the rendered request as written, leading annotations dropped, its path (first
+ * occurrence) replaced by the merged one; a path not starting with `/` on a target without path stays as written.
+ */
+function unsafeBytes(text: string, rawPath: string, relative: string, merged: string, target: TargetInfo): string {
+  const lines = text.split('\n');
+  let first = 0;
+  while (first < lines.length && lines[first].startsWith('@')) first++;
+  let bytes = lines.slice(first).join('\n');
+  if (rawPath === '') return bytes;
+  if (rawPath !== relative) bytes = bytes.replace(rawPath, () => relative);
+  let path = merged;
+  if ((target.path === '' || target.path === '/') && !relative.startsWith('/')) {
+    path = target.query ? `${relative}${relative.includes('?') ? '&' : '?'}${target.query}` : relative;
+  }
+  return bytes.replace(relative, () => path);
 }
 
 /** Go's req.Host: the Host header as written, else the URL's host (port dropped: a server name has none). */
