@@ -15,6 +15,7 @@ import net from 'node:net';
 import zlib from 'node:zlib';
 import { decodeBytes, encodeString } from './bytes.js';
 import type { HttpSender, HttpSendRequest, HttpSendResponse } from './types.js';
+import { goEscapedPath } from './go-path.js';
 import { sendUnsafe } from './unsafe-sender.js';
 import { canonicalHeaderKey, safeRequestPath, splitUrl, type SplitUrl } from './url-util.js';
 
@@ -98,6 +99,13 @@ function decompressBounded(body: Buffer, encoding: string, limit: number): Promi
   });
 }
 
+/** The path as Go's client writes it (see go-path.ts); the query as written, bytes Node refuses escaped. */
+function wirePath(pathAndQuery: string): string {
+  const q = pathAndQuery.indexOf('?');
+  if (q === -1) return goEscapedPath(pathAndQuery);
+  return goEscapedPath(pathAndQuery.slice(0, q)) + safeRequestPath(pathAndQuery.slice(q));
+}
+
 function headerLines(raw: Array<[string, string]>): string {
   return raw.map(([k, v]) => `${k}: ${v}\r\n`).join('');
 }
@@ -125,7 +133,7 @@ export function createNodeHttpSender(options: NodeHttpSenderOptions = {}): NodeH
   ): Promise<OnceResult> {
     const hostIsIp = net.isIP(target.hostname) !== 0;
     if (hostIsIp && options.lookup) await lookupOnce(options.lookup, target.hostname);
-    const path = safeRequestPath(target.pathAndQuery);
+    const path = wirePath(target.pathAndQuery);
     const lib = target.scheme === 'https' ? https : http;
     // header values go out as bytes: UTF-8 (and escaped raw bytes) mapped to latin1 code units, which Node writes as-is
     const outHeaders: Record<string, string> = {};
