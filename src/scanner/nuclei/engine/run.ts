@@ -17,7 +17,8 @@
  *  - a block containing a matcher we cannot evaluate (xpath, a regex RE2 refuses, unknown DSL helper, interactsh)
  *    never matches: guessing could produce false positives; the parser already warned, the run warns again
  *  - network errors produce no event (no matcher runs on an empty response)
- *  - requests to another origin than the target (absolute URLs in templates) are skipped unless allowed
+ *  - requests to another host than the target (absolute URLs in templates) are skipped unless allowed; other
+ *    ports and schemes of its host are the target (nuclei)
  */
 import { randomInt } from 'node:crypto';
 import { excerpt } from '../bytes.js';
