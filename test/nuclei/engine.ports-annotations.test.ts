@@ -45,7 +45,8 @@ describe('raw request annotations', () => {
   let tls: Started;
   beforeAll(async () => {
     certs = makeCertificates();
-    const server = https.createServer({ ...certs.selfSigned }, (req, res) => {
+    // lenient parser: the unsafe test below writes LF-only lines, as nuclei templates do
+    const server = https.createServer({ ...certs.selfSigned, insecureHTTPParser: true }, (req, res) => {
       res.writeHead(200, { 'content-type': 'text/plain' }).end(`sni=${(req.socket as TLSSocket).servername || '-'}`);
     });
     tls = await listen(server);
@@ -107,6 +108,29 @@ http:
     expect(seen.map((r) => [r.url, r.headers.host])).toEqual([['/echo?x=1', `127.0.0.1:${server.port}`]]);
     expect(out.results).toHaveLength(1);
     expect(out.warnings.some((w) => w.message.includes('skipped: it does not go to the target'))).toBe(true);
+  });
+
+  it('unsafe requests go over TLS for an https target, with @tls-sni', async () => {
+    const out = await run(
+      `${header('unsafe-tls')}
+http:
+  - raw:
+      - |+
+        @tls-sni: unsafe.test
+        GET /u HTTP/1.1
+        Host: {{Hostname}}
+        Connection: close
+
+    unsafe: true
+    extractors:
+      - type: regex
+        regex: ["sni=[a-z.-]+"]
+`,
+      {},
+      `https://127.0.0.1:${tls.port}`,
+    );
+    expect(out.warnings).toEqual([]);
+    expect(out.results.map((r) => r.extractedResults)).toEqual([['sni=unsafe.test']]);
   });
 
   it('@timeout replaces the request timeout (capped at 5 minutes); without it the scan timeout applies', async () => {
