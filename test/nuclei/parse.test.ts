@@ -312,7 +312,8 @@ http:
     expect(r.errors).toEqual([]);
     const t = r.template!;
     expect(t.requests[0].skip).toContain('payloads');
-    expect(t.requests[1].skip).toContain('race');
+    expect(t.requests[1].skip).toBeUndefined();
+    expect(t.requests[1].race).toEqual({ count: 10 });
     expect(t.requests[2].skip).toContain('pipelining');
     expect(t.requests[3].skip).toContain('interactsh');
     expect(t.requests[4].skip).toContain('generate_java_gadget');
@@ -327,7 +328,6 @@ http:
     expect(paths).toEqual(
       expect.arrayContaining([
         'http[0].payloads',
-        'http[1].race',
         'http[2].pipeline',
         'http[3]',
         'http[4]',

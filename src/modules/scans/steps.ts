@@ -161,7 +161,9 @@ export const STEP_RUNNERS = {
     const templates = ctx.templates && anything ? await ctx.templates() : [];
     // Built-in checks and templates run side by side; the limiter bounds what they send to each host together.
     const builtinChecks = ctx.builtinChecks ?? true;
-    const templateDeps = { guard: ctx.guard, limiter: ctx.limiter, timeoutMs: ctx.options.timeoutMs, budgetMs: ctx.templateBudgetMs };
+    // A URL target's path and query reach the templates run on the endpoint it names (nuclei's input URL).
+    const targetUrl = ctx.target.type === 'url' ? ctx.target.value : undefined;
+    const templateDeps = { guard: ctx.guard, limiter: ctx.limiter, timeoutMs: ctx.options.timeoutMs, budgetMs: ctx.templateBudgetMs, targetUrl };
     const noRun = {
       findings: [],
       errors: [],

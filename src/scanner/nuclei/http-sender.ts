@@ -15,6 +15,8 @@ import net from 'node:net';
 import zlib from 'node:zlib';
 import { decodeBytes, encodeString } from './bytes.js';
 import type { HttpSender, HttpSendRequest, HttpSendResponse } from './types.js';
+import { goEscapedPath } from './go-path.js';
+import { sendUnsafe } from './unsafe-sender.js';
 import { canonicalHeaderKey, safeRequestPath, splitUrl, type SplitUrl } from './url-util.js';
 
 export interface NodeHttpSenderOptions {
@@ -97,6 +99,13 @@ function decompressBounded(body: Buffer, encoding: string, limit: number): Promi
   });
 }
 
+/** The path as Go's client writes it (see go-path.ts); the query as written, bytes Node refuses escaped. */
+function wirePath(pathAndQuery: string): string {
+  const q = pathAndQuery.indexOf('?');
+  if (q === -1) return goEscapedPath(pathAndQuery);
+  return goEscapedPath(pathAndQuery.slice(0, q)) + safeRequestPath(pathAndQuery.slice(q));
+}
+
 function headerLines(raw: Array<[string, string]>): string {
   return raw.map(([k, v]) => `${k}: ${v}\r\n`).join('');
 }
@@ -120,10 +129,11 @@ export function createNodeHttpSender(options: NodeHttpSenderOptions = {}): NodeH
     deadline: number,
     bodyLimit: number,
     signal?: AbortSignal,
+    sni?: string,
   ): Promise<OnceResult> {
     const hostIsIp = net.isIP(target.hostname) !== 0;
     if (hostIsIp && options.lookup) await lookupOnce(options.lookup, target.hostname);
-    const path = safeRequestPath(target.pathAndQuery);
+    const path = wirePath(target.pathAndQuery);
     const lib = target.scheme === 'https' ? https : http;
     // header values go out as bytes: UTF-8 (and escaped raw bytes) mapped to latin1 code units, which Node writes as-is
     const outHeaders: Record<string, string> = {};
@@ -155,7 +165,8 @@ export function createNodeHttpSender(options: NodeHttpSenderOptions = {}): NodeH
         lookup: options.lookup,
         agent: target.scheme === 'https' ? (httpsAgent ?? false) : (httpAgent ?? false),
         rejectUnauthorized,
-        servername: hostIsIp ? undefined : target.hostname,
+        // TLS carries no IP address as server name (Go and Node leave it out)
+        servername: sni && net.isIP(sni) === 0 ? sni : hostIsIp ? undefined : target.hostname,
       } as https.RequestOptions);
       const timer = setTimeout(() => {
         const err = new Error(`request timed out after ${Math.round(remaining)} ms`);
@@ -227,13 +238,18 @@ export function createNodeHttpSender(options: NodeHttpSenderOptions = {}): NodeH
     let body: Buffer | undefined = request.body !== undefined ? encodeString(request.body) : undefined;
     let currentUrl = request.url;
     let firstRawRequest: string | undefined;
+    const chain: HttpSendResponse[] = [];
     let hops = 0;
     for (;;) {
-      const res = await once(target, method, headers, body, deadline, bodyLimit, request.signal);
+      const res =
+        request.unsafeRaw !== undefined
+          ? await unsafeOnce(target, request, deadline, bodyLimit)
+          : await once(target, method, headers, body, deadline, bodyLimit, request.signal, request.sni);
       firstRawRequest ??= res.rawRequest;
       const location = res.headers.location;
       const loc = Array.isArray(location) ? location[0] : location;
-      if (request.followRedirects && REDIRECT_CODES.has(res.status) && loc && hops < request.maxRedirects) {
+      // unsafe requests are sent once, as written: their redirects are not followed
+      if (request.unsafeRaw === undefined && request.followRedirects && REDIRECT_CODES.has(res.status) && loc && hops < request.maxRedirects) {
         let next: string;
         try {
           next = new URL(loc, `${target.scheme}://${target.authority}${target.pathAndQuery}`).toString();
@@ -277,6 +293,13 @@ export function createNodeHttpSender(options: NodeHttpSenderOptions = {}): NodeH
             method = method === 'HEAD' ? 'HEAD' : 'GET';
             body = undefined;
           }
+          // nuclei matches every response of the chain; a redirect's body is not read (Go's client closes it)
+          chain.push({
+            ...headOnly(res, maxRaw),
+            durationMs: Date.now() - started,
+            rawRequest: firstRawRequest ?? res.rawRequest,
+            finalUrl: currentUrl,
+          });
           headers = nextHeaders;
           target = nextTarget;
           currentUrl = next;
@@ -296,8 +319,6 @@ export function createNodeHttpSender(options: NodeHttpSenderOptions = {}): NodeH
         }
       }
       const bodyText = decodeBytes(bodyBuf);
-      const statusLine = `HTTP/${res.httpVersion} ${res.status} ${res.statusText}`.trimEnd();
-      const rawLines = res.rawHeaders.map(([k, v]) => `${canonicalHeaderKey(k)}: ${v}\r\n`).join('');
       return {
         status: res.status,
         statusText: res.statusText,
@@ -308,11 +329,27 @@ export function createNodeHttpSender(options: NodeHttpSenderOptions = {}): NodeH
         bodyTruncated: truncated,
         durationMs: Date.now() - started,
         rawRequest: firstRawRequest ?? res.rawRequest,
-        rawResponse: cut(`${statusLine}\r\n${rawLines}\r\n${bodyText}`, maxRaw),
+        rawResponse: cut(`${rawHead(res)}${bodyText}`, maxRaw),
         finalUrl: currentUrl,
+        ...(chain.length ? { redirectChain: chain } : {}),
       };
     }
   };
+
+  /** An `unsafe` request: its bytes as written over a socket, the scope guard's lookup at connect time. */
+  async function unsafeOnce(target: SplitUrl, request: HttpSendRequest, deadline: number, bodyLimit: number): Promise<OnceResult> {
+    const bytes = encodeString(request.unsafeRaw ?? '');
+    const answer = await sendUnsafe(target, bytes, {
+      lookup: options.lookup,
+      rejectUnauthorized,
+      deadline,
+      bodyLimit,
+      signal: request.signal,
+      sni: request.sni,
+      method: request.method,
+    });
+    return { ...answer, rawRequest: cut(decodeBytes(bytes), maxRaw) };
+  }
 
   const sender = send as NodeHttpSender;
   sender.destroy = () => {
@@ -320,6 +357,25 @@ export function createNodeHttpSender(options: NodeHttpSenderOptions = {}): NodeH
     httpsAgent?.destroy();
   };
   return sender;
+}
+
+/** Status line and header lines as received, then the blank line. */
+function rawHead(res: Pick<OnceResult, 'httpVersion' | 'status' | 'statusText' | 'rawHeaders'>): string {
+  const statusLine = `HTTP/${res.httpVersion} ${res.status} ${res.statusText}`.trimEnd();
+  return `${statusLine}\r\n${res.rawHeaders.map(([k, v]) => `${canonicalHeaderKey(k)}: ${v}\r\n`).join('')}\r\n`;
+}
+
+/** A redirect response of a chain: status and headers, no body. */
+function headOnly(res: OnceResult, maxRaw: number): Omit<HttpSendResponse, 'durationMs' | 'rawRequest' | 'finalUrl'> {
+  return {
+    status: res.status,
+    statusText: res.statusText,
+    httpVersion: res.httpVersion,
+    headers: res.headers,
+    rawHeaders: res.rawHeaders,
+    body: '',
+    rawResponse: cut(rawHead(res), maxRaw),
+  };
 }
 
 /** Status line and headers of a response, as the engine reads them (raw pairs kept in wire order). */

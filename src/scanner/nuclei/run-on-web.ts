@@ -9,6 +9,7 @@ import {
   type NucleiTemplate,
   type TemplateResult,
 } from './index.js';
+import { splitUrl } from './url-util.js';
 import {
   ScopeError,
   webAssetKey,
@@ -49,6 +50,11 @@ export interface TemplateScanDeps {
   templateConcurrency?: number;
   /** Wall-clock budget of one template on one endpoint (TEMPLATE_BUDGET_MS); past it the template is cut off. */
   budgetMs?: number;
+  /**
+   * The scan target when it is a URL: on the endpoint it names (same scheme, host and port) templates run at its
+   * path and query (`{{BaseURL}}` = `https://h/app/`), as nuclei run with that URL as input; elsewhere at `/`.
+   */
+  targetUrl?: string;
   signal?: AbortSignal;
 }
 
@@ -172,6 +178,18 @@ export function pinnedLookup(web: Pick<WebObservation, 'host' | 'address'>, guar
   }) as unknown as net.LookupFunction;
 }
 
+/**
+ * Where templates run on an endpoint: the target URL (path and query kept, fragment dropped) when the endpoint is
+ * the one that URL names, else the URL the http step probed (`/`).
+ */
+export function endpointBaseUrl(web: Pick<WebObservation, 'scheme' | 'host' | 'port' | 'url'>, targetUrl: string | undefined): string {
+  const target = targetUrl ? splitUrl(targetUrl) : undefined;
+  if (!target || target.pathAndQuery === '/') return web.url;
+  const sameEndpoint =
+    target.scheme === web.scheme && target.port === web.port && target.hostname.toLowerCase() === web.host.toLowerCase().replace(/^\[(.*)\]$/, '$1');
+  return sameEndpoint ? `${target.scheme}://${target.authority}${target.pathAndQuery}` : web.url;
+}
+
 function senderFor(web: WebObservation, deps: TemplateScanDeps): { send: HttpSender; close: () => void } {
   const sender = createNodeHttpSender({ lookup: pinnedLookup(web, deps.guard), keepAlive: true, maxBodyBytes: 1024 * 1024, maxRawBytes: 64 * 1024 });
   const limiter = deps.limiter;
@@ -263,7 +281,7 @@ export async function runTemplatesOnWeb(
         // Warnings stream in while the template runs: one cut off later must not keep an earlier request failure.
         const outcome = await runTemplateTask({
           template,
-          baseUrl: endpoint.url,
+          baseUrl: endpointBaseUrl(endpoint, deps.targetUrl),
           send: sendAs(template.id),
           budgetMs,
           timeoutMs: deps.timeoutMs,

@@ -136,6 +136,10 @@ export interface HttpRequestBlock {
   skipVariablesCheck: boolean;
   /** Max bytes of response body to read (nuclei `max-size`). */
   maxSize?: number;
+  /** `race: true` with `race_count`: copies of the first request sent together (see engine/race.ts). */
+  race?: { count: number };
+  /** `unsafe: true`: raw requests go out byte for byte over a socket (see unsafe-sender.ts). */
+  unsafe?: boolean;
   /** When set the block is not sent at all (unsupported attack mode etc.); a warning was emitted. */
   skip?: string;
 }
@@ -186,6 +190,13 @@ export interface HttpSendRequest {
   /** Only follow redirects that stay on the same host (nuclei `host-redirects`). */
   sameHostRedirectsOnly?: boolean;
   timeoutMs: number;
+  /** TLS server name to send instead of the URL's host (nuclei `@tls-sni`); ignored for IP literals. */
+  sni?: string;
+  /**
+   * nuclei `unsafe: true`: these exact bytes (surrogateescape string, see bytes.ts) are written to a connection to
+   * the URL's host and port instead of a request built from method, headers and body; redirects are not followed.
+   */
+  unsafeRaw?: string;
   /** Optional per-request cap on the body size, lower than the sender's own. */
   maxBodyBytes?: number;
   signal?: AbortSignal;
@@ -215,6 +226,11 @@ export interface HttpSendResponse {
   rawResponse: string;
   /** URL of the last response after redirects. */
   finalUrl: string;
+  /**
+   * The redirect responses that led to this one, first first (only when redirects were followed): status and
+   * headers, empty body, `finalUrl` the URL that answered with the redirect. nuclei matches each of them too.
+   */
+  redirectChain?: HttpSendResponse[];
 }
 
 export type HttpSender = (req: HttpSendRequest) => Promise<HttpSendResponse>;

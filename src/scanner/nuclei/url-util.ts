@@ -59,6 +59,11 @@ export function originKey(u: SplitUrl): string {
   return `${u.scheme}://${u.hostname.toLowerCase()}:${u.port}`;
 }
 
+/** Same host name (any port, any scheme): what a template may reach on its target. */
+export function sameHost(a: SplitUrl, b: SplitUrl): boolean {
+  return a.hostname.toLowerCase() === b.hostname.toLowerCase();
+}
+
 /** Characters Node refuses in a request path are percent-encoded; everything else is kept as written. */
 export function safeRequestPath(path: string): string {
   let out = '';

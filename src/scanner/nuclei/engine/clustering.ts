@@ -18,5 +18,7 @@ export function clusterKey(req: HttpSendRequest): string {
     req.maxRedirects,
     req.sameHostRedirectsOnly ?? false,
     req.maxBodyBytes ?? null,
+    req.sni ?? null,
+    req.unsafeRaw ?? null,
   ]);
 }

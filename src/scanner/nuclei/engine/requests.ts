@@ -3,12 +3,20 @@ import { renderMarkers, scopeOf, type DslScope } from '../dsl/index.js';
 import type { HttpRequestBlock } from '../types.js';
 import { mergePaths, originKey, splitUrl } from '../url-util.js';
 import { type TargetInfo, layersWithTarget } from './target.js';
+import { applyHostAnnotation, parseAnnotations } from './annotations.js';
+import { targetWithPathPort } from './port-override.js';
 
 export interface BuiltRequest {
   method: string;
   url: string;
   headers: Record<string, string>;
   body?: string;
+  /** TLS server name from `@tls-sni`. */
+  sni?: string;
+  /** Request timeout from `@timeout`. */
+  timeoutMs?: number;
+  /** `unsafe: true`: the bytes to write as they are. */
+  unsafeRaw?: string;
 }
 
 type BuildOutcome = { ok: true; request: BuiltRequest } | { ok: false; reason: string; unresolved?: boolean };
@@ -69,12 +77,13 @@ function finishHeaders(
 
 export function buildPathRequest(
   block: HttpRequestBlock,
-  pathTemplate: string,
-  target: TargetInfo,
+  entry: string,
+  inputTarget: TargetInfo,
   layers: DslScope,
   userAgent: string,
   cookies: Map<string, string>,
 ): BuildOutcome {
+  const { target, path: pathTemplate } = targetWithPathPort(inputTarget, entry);
   const stripSlash = /\{\{\s*BaseURL\s*\}\}\//.test(pathTemplate);
   const scope = scopeOf(layersWithTarget(layers, target, stripSlash));
   const rendered = renderOrFail(pathTemplate, scope, 'path', block.skipVariablesCheck);
@@ -119,11 +128,7 @@ export function buildRawRequest(
   const text = rendered.text.replace(/^\s*\n/, '');
   const lines = text.split('\n');
   let li = 0;
-  while (li < lines.length && (lines[li].trim() === '' || lines[li].trim().startsWith('@'))) {
-    const ann = lines[li].trim();
-    if (/^@host\s*:/i.test(ann)) return { ok: false, reason: '@Host annotations (requests to another host) are not supported' };
-    li++;
-  }
+  while (li < lines.length && (lines[li].trim() === '' || lines[li].trim().startsWith('@'))) li++;
   const requestLine = (lines[li] ?? '').trim();
   let parts = requestLine.split(/\s+/);
   if (parts.length === 2 && parts[1].includes('HTTP')) parts = [parts[0], '', parts[1]];
@@ -158,6 +163,7 @@ export function buildRawRequest(
     if (!abs) return { ok: false, reason: `invalid URL in raw request ${JSON.stringify(rawPath)}` };
     relative = abs.pathAndQuery;
   }
+  const relativeAsWritten = relative;
   if (relative === '') {
     pathQuery = (target.path || '/') + (target.query ? `?${target.query}` : '');
   } else {
@@ -171,7 +177,13 @@ export function buildRawRequest(
     const query = [block.disablePathAutomerge ? '' : target.query, relQuery].filter(Boolean).join('&');
     pathQuery = merged + (query ? `?${query}` : '');
   }
-  const url = `${target.url.scheme}://${target.url.authority}${pathQuery}`;
+  let url = `${target.url.scheme}://${target.url.authority}${pathQuery}`;
+  const annotations = parseAnnotations(text);
+  if (annotations.host) {
+    const moved = applyHostAnnotation(url, annotations.host);
+    if (!moved) return { ok: false, reason: `invalid @Host annotation ${JSON.stringify(annotations.host)}` };
+    url = moved;
+  }
   for (const [k, v] of Object.entries(block.headers)) {
     const r = renderOrFail(v, scope, `header ${k}`, block.skipVariablesCheck);
     if (!r.ok) return r;
@@ -180,5 +192,34 @@ export function buildRawRequest(
   }
   const hasBody = body !== '';
   finishHeaders(block, headers, hasBody ? body : undefined, method, userAgent, true, cookies);
-  return { ok: true, request: { method, url, headers, body: hasBody ? body : undefined } };
+  const request: BuiltRequest = { method, url, headers, body: hasBody ? body : undefined };
+  if (annotations.sni) request.sni = annotations.sni === 'request.host' ? requestHost(headers, url) : annotations.sni;
+  if (annotations.timeoutMs) request.timeoutMs = annotations.timeoutMs;
+  if (block.unsafe) request.unsafeRaw = unsafeBytes(rendered.text, rawPath, relativeAsWritten, pathQuery, target);
+  return { ok: true, request };
+}
+
+/**
+ * nuclei raw.Parse with `unsafe`: the rendered request as written, leading annotations dropped, its path (first
+ * occurrence) replaced by the merged one; a path not starting with `/` on a target without path stays as written.
+ */
+function unsafeBytes(text: string, rawPath: string, relative: string, merged: string, target: TargetInfo): string {
+  const lines = text.split('\n');
+  let first = 0;
+  while (first < lines.length && lines[first].startsWith('@')) first++;
+  let bytes = lines.slice(first).join('\n');
+  if (rawPath === '') return bytes;
+  if (rawPath !== relative) bytes = bytes.replace(rawPath, () => relative);
+  let path = merged;
+  if ((target.path === '' || target.path === '/') && !relative.startsWith('/')) {
+    path = target.query ? `${relative}${relative.includes('?') ? '&' : '?'}${target.query}` : relative;
+  }
+  return bytes.replace(relative, () => path);
+}
+
+/** Go's req.Host: the Host header as written, else the URL's host (port dropped: a server name has none). */
+function requestHost(headers: Record<string, string>, url: string): string | undefined {
+  const key = Object.keys(headers).find((k) => k.toLowerCase() === 'host');
+  const value = key ? headers[key] : splitUrl(url)?.authority;
+  return value?.replace(/^\[(.*)\](?::\d+)?$/, '$1').replace(/^([^:]+):\d+$/, '$1') || undefined;
 }

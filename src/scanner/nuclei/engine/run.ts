@@ -17,7 +17,8 @@
  *  - a block containing a matcher we cannot evaluate (xpath, a regex RE2 refuses, unknown DSL helper, interactsh)
  *    never matches: guessing could produce false positives; the parser already warned, the run warns again
  *  - network errors produce no event (no matcher runs on an empty response)
- *  - requests to another origin than the target (absolute URLs in templates) are skipped unless allowed
+ *  - requests to another host than the target (absolute URLs in templates) are skipped unless allowed; other
+ *    ports and schemes of its host are the target (nuclei)
  */
 import { randomInt } from 'node:crypto';
 import { excerpt } from '../bytes.js';
@@ -34,12 +35,14 @@ import type {
   ScanTarget,
   TemplateResult,
 } from '../types.js';
-import { originKey, splitUrl } from '../url-util.js';
+import { sameHost, splitUrl } from '../url-util.js';
 import { type TargetInfo, layersWithTarget, parseTarget } from './target.js';
 import { parseSetCookies, responseData } from './response.js';
 import { MutableScope, type OperatorResult, executeOperators } from './operators.js';
 import { type BuiltRequest, buildPathRequest, buildRawRequest } from './requests.js';
 import { type CacheEntry, clusterKey } from './clustering.js';
+import { arrivalOrder, chainResponses } from './redirect-chain.js';
+import { raceCopies, sendTogether } from './race.js';
 
 const DEFAULT_USER_AGENT = 'Mozilla/5.0 (compatible; Perimeter-Nuclei/1.0)';
 const REQUEST_EXCERPT = 4 * 1024;
@@ -165,10 +168,13 @@ class TemplateRun {
     const entries = block.raw.length ? block.raw : block.paths;
     const isRaw = block.raw.length > 0;
     const indexed: Record<string, DslValue> = Object.create(null) as Record<string, DslValue>;
+    // a race sends copies of the block's first request only (nuclei's executeRaceRequest)
+    const copies = block.race ? raceCopies(block.race.count, (message) => this.warn(message, block.path)) : 1;
+    const last = block.race ? Math.min(1, entries.length) : entries.length;
     let blockMatched = false;
-    for (let i = 0; i < entries.length; i++) {
+    for (let i = 0; i < last; i++) {
       if (this.ctx.deps.signal?.aborted) break;
-      if (this.requestCount >= this.ctx.maxRequests) {
+      if (this.requestCount + copies > this.ctx.maxRequests) {
         this.warn(`request limit of ${this.ctx.maxRequests} per template reached; remaining requests skipped`, block.path);
         break;
       }
@@ -185,7 +191,8 @@ class TemplateRun {
       }
       const req = built.request;
       const split = splitUrl(req.url);
-      if (!split || (!this.ctx.deps.allowOffTargetRequests && originKey(split) !== originKey(this.ctx.target.url))) {
+      // another port or scheme of the target's host is the target (nuclei; the scope guard pins that host's address)
+      if (!split || (!this.ctx.deps.allowOffTargetRequests && !sameHost(split, this.ctx.target.url))) {
         this.warn(`request to ${req.url} skipped: it does not go to the target ${this.ctx.target.input}`, entryPath);
         continue;
       }
@@ -197,41 +204,69 @@ class TemplateRun {
         followRedirects: block.redirects,
         maxRedirects: block.redirects ? block.maxRedirects : 0,
         sameHostRedirectsOnly: block.hostRedirects || undefined,
-        timeoutMs: this.ctx.timeoutMs,
+        timeoutMs: req.timeoutMs ?? this.ctx.timeoutMs,
+        ...(req.sni ? { sni: req.sni } : {}),
+        ...(req.unsafeRaw !== undefined ? { unsafeRaw: req.unsafeRaw } : {}),
         maxBodyBytes: block.maxSize,
         signal: this.ctx.deps.signal,
       };
-      this.requestCount++;
-      let resp: HttpSendResponse;
-      try {
-        resp = await this.send(sendReq);
-      } catch (err) {
-        this.ctx.stats.requestsFailed++;
-        this.warn(`request ${req.method} ${req.url} failed: ${(err as Error).message}`, entryPath);
-        continue;
+      this.requestCount += copies;
+      const responses = await sendTogether(
+        (r) => this.send(r),
+        sendReq,
+        copies,
+        (err) => {
+          this.ctx.stats.requestsFailed++;
+          this.warn(`request ${req.method} ${req.url} failed: ${err.message}`, entryPath);
+        },
+      );
+      const strip = !isRaw && /\{\{\s*BaseURL\s*\}\}\//.test(entries[i]);
+      let stop = false;
+      for (const resp of responses) {
+        const outcome = this.handleResponse(block, req, resp, { index: i, layers, strip, indexed, cannotMatch: unsupported.length > 0 });
+        if (outcome.matched) blockMatched = true;
+        if (outcome.stop) {
+          stop = true;
+          break;
+        }
       }
-      if (!block.disableCookie) for (const [k, v] of parseSetCookies(resp)) this.cookies.set(k, v);
+      if (stop) break;
+    }
+    return blockMatched;
+  }
 
-      const output = responseData(resp, req.url, this.ctx.target, this.tpl.id);
+  /** Cookies, then operators on the final response and each redirect response of its chain (nuclei's respChain). */
+  private handleResponse(
+    block: HttpRequestBlock,
+    req: BuiltRequest,
+    resp: HttpSendResponse,
+    at: { index: number; layers: DslScope; strip: boolean; indexed: Record<string, DslValue>; cannotMatch: boolean },
+  ): { matched: boolean; stop: boolean } {
+    if (!block.disableCookie) {
+      for (const hop of arrivalOrder(resp)) for (const [k, v] of parseSetCookies(hop)) this.cookies.set(k, v);
+    }
+    const varLayer = layersWithTarget(at.layers, this.ctx.target, at.strip);
+    let matched = false;
+    for (const event of chainResponses(resp)) {
+      const output = responseData(event, req.url, this.ctx.target, this.tpl.id);
       if (block.reqCondition) {
-        for (const [k, v] of Object.entries(output)) indexed[`${k}_${i + 1}`] = v;
+        for (const [k, v] of Object.entries(output)) at.indexed[`${k}_${at.index + 1}`] = v;
       }
-      const varLayer = layersWithTarget(layers, this.ctx.target, !isRaw && /\{\{\s*BaseURL\s*\}\}\//.test(entries[i]));
-      const scope = new MutableScope(scopeOf(varLayer, indexed, output));
-      const op = executeOperators(block, scope, unsupported.length > 0);
+      const scope = new MutableScope(scopeOf(varLayer, at.indexed, output));
+      const op = executeOperators(block, scope, at.cannotMatch);
       if (block.id) {
         for (const [k, v] of Object.entries(output)) this.previous[`${block.id}_${k}`] = v;
         for (const [k, v] of scope.local) this.previous[`${block.id}_${k}`] = v;
       }
       if (!op) continue;
       for (const [k, v] of op.dynamicValues) this.dynamic.set(k, v);
-      this.emit(block, op, resp, req);
+      this.emit(block, op, event, req);
       if (op.matched) {
-        blockMatched = true;
-        if (block.stopAtFirstMatch) break;
+        matched = true;
+        if (block.stopAtFirstMatch) return { matched, stop: true };
       }
     }
-    return blockMatched;
+    return { matched, stop: false };
   }
 
   private async send(req: HttpSendRequest): Promise<HttpSendResponse> {
@@ -258,6 +293,8 @@ class TemplateRun {
 
   /** nuclei MakeDefaultResultEvent. */
   private emit(block: HttpRequestBlock, op: OperatorResult, resp: HttpSendResponse, req: BuiltRequest) {
+    // matchers that are all `internal` only steer the run (nuclei tmplexec: such an event is not written)
+    if (op.matched && block.matchers.length && block.matchers.every((m) => m.internal)) return;
     if (op.dynamicValues.size && !op.matched) return;
     const extracted = op.extracts.size > 0 || op.outputExtracts.length > 0;
     if (extracted && block.matchers.length && !op.matched) return;

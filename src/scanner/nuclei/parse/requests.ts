@@ -32,19 +32,19 @@ const BLOCK_FIELDS_SUPPORTED = new Set([
   'iterate-all',
   'threads',
   'attack',
+  'race',
+  'race_count',
+  'unsafe',
 ]);
 
 /** Fields that make the block impossible to run faithfully: the block is skipped with a warning. */
 const BLOCK_FIELDS_SKIP: Record<string, string> = {
   payloads: 'payloads / attack modes are not supported',
   fuzzing: 'fuzzing rules are not supported',
-  race: 'race-condition requests are not supported',
-  race_count: 'race-condition requests are not supported',
   'race-count': 'race-condition requests are not supported',
   pipeline: 'HTTP pipelining is not supported',
   'pipeline-concurrent-connections': 'HTTP pipelining is not supported',
   'pipeline-requests-per-connection': 'HTTP pipelining is not supported',
-  unsafe: 'unsafe (rawhttp) requests are not supported',
   signature: 'request signatures (e.g. AWS) are not supported',
   'digest-username': 'digest authentication is not supported',
   'digest-password': 'digest authentication is not supported',
@@ -139,6 +139,11 @@ export function parseBlock(
   const skipVariablesCheck = ctx.bool(raw, 'skip-variables-check', segs) ?? false;
   const maxSize = ctx.int(raw, 'max-size', segs, 1);
   const id = ctx.str(raw, 'id', segs)?.trim() || undefined;
+  // nuclei races only with both `race: true` and a positive `race_count`; else the block runs as usual
+  const race = ctx.bool(raw, 'race', segs) ?? false;
+  const raceCount = ctx.int(raw, 'race_count', segs, 0) ?? 0;
+  const unsafe = ctx.bool(raw, 'unsafe', segs) ?? false;
+  if (unsafe && rawReqs.length === 0) ctx.warn("'unsafe' applies to 'raw' requests only; ignored", [...segs, 'unsafe'], true);
 
   const { matchers, extractors } = parseOperatorLists(ctx, raw, segs);
   if (matchers.length === 0 && extractors.length === 0) {
@@ -206,6 +211,8 @@ export function parseBlock(
     disablePathAutomerge,
     skipVariablesCheck,
     maxSize,
+    ...(race && raceCount > 0 ? { race: { count: raceCount } } : {}),
+    ...(unsafe && rawReqs.length ? { unsafe: true } : {}),
     skip: skipReasons.length ? [...new Set(skipReasons)].join('; ') : undefined,
   };
 }
