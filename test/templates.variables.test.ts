@@ -193,6 +193,16 @@ describe('template variables', { timeout: 240_000 }, () => {
       ['var-auth', 'open'],
       ['var-login', 'open'],
     ]);
+    // The evidence quotes the requests, values masked (as typed and form-encoded); so do the API and the artefact.
+    const evidence = JSON.stringify(findings.map((f) => f.evidence));
+    expect(evidence).toMatch(/X-Api-Token: \*{8}/i);
+    expect(evidence).toContain('user=********&pass=********');
+    const listed = await client.api('GET', '/api/v1/api/vulnerabilities?limit=100', { as: member, workspaceId });
+    const artefact = await client.api('GET', `/api/v1/api/scans/${step.scanId}/artefacts/checks`, { as: member, workspaceId });
+    expect(artefact.status).toBe(200);
+    for (const text of [evidence, JSON.stringify(listed.body), JSON.stringify(artefact.body), JSON.stringify(step.output)]) {
+      for (const secret of [TOKEN, LOGIN_BODY.split('pass=')[1]!, 'alice']) expect(text).not.toContain(secret);
+    }
   });
 
   it('a scan’s own values win for that scan, are sealed, and never come back', async () => {
@@ -263,6 +273,22 @@ describe('template variables', { timeout: 240_000 }, () => {
     });
     expect(schedule.status).toBe(400);
     expect(JSON.stringify(schedule.body)).toContain('templateVariables');
+  });
+
+  it('values that no longer open (the instance secret changed) fail the checks step saying so, never run the templates without them', async () => {
+    const owner2 = await client.signUp('Rotated');
+    const rotated = (await client.createWorkspace(owner2)).id;
+    await upload(owner2, rotated, 'var-auth.yaml', VAR_AUTH);
+    const target = (await addTarget(client, owner2, rotated, '127.0.0.1')).id;
+    await server.db.prisma.workspaceTemplateRunSettings.create({
+      data: { workspaceId: rotated, variables: { token: 'v1.c2VhbGVkIGJ5IGFub3RoZXIgc2VjcmV0IGVudGlyZWx5' } },
+    });
+    seen.length = 0;
+    const started = await startScan(client, owner2, rotated, target, { ports: String(site.port), timeoutMs: 5_000 });
+    const done = await waitForScan(client, owner2, rotated, started.id);
+    expect(done.status).toBe('FAILED');
+    expect(done.error).toMatch(/^checks step failed: template variables cannot be decrypted/);
+    expect(seen.map((s) => s.path)).not.toContain('/var-auth');
   });
 
   it('another workspace can neither read nor use them', async () => {

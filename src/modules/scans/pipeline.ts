@@ -7,7 +7,7 @@ import { assetFromObservation, upsertAssets, type AssetInput } from '../assets/i
 import { inventoryObservations, recordProvenance, scannableDiscoveredNames } from '../assets/discovery.js';
 import { discoverySettingsOf } from '../workspaces/discovery-settings.js';
 import { recordFindings, resolveUnseenFindings } from '../vulnerabilities/ingest.js';
-import { templatesForScan, TemplateVariablesUnreadable } from './scan-templates.js';
+import { templatesForScan, TemplateVariablesUnreadable, withoutVariableValues } from './scan-templates.js';
 import { disabledBuiltinTools } from '../tools/service.js';
 import { TERMINAL_STATUSES, type ScanOptions, type ScanStepName as StepName } from './schemas.js';
 import { hostsOfTarget } from './expand.js';
@@ -119,7 +119,14 @@ export function createScanRunner(deps: AppDeps) {
       const runner = STEP_RUNNERS[step.name as StepName];
       // Tools switched off after the scan started are honoured by the checks step too.
       const disabled = step.name === 'checks' ? await disabledBuiltinTools(prisma, scan.workspaceId) : new Set<string>();
-      const templates = async () => (disabled.has('nuclei-templates') ? [] : templatesForScan(deps, { ...scan, options }));
+      // The template variables given to the templates: their values are masked in what the step stores.
+      let variables: Record<string, string> = {};
+      const templates = async () => {
+        if (disabled.has('nuclei-templates')) return [];
+        const loaded = await templatesForScan(deps, { ...scan, options });
+        variables = loaded.variables;
+        return loaded.templates;
+      };
       output = (await runner({
         target: scan.target,
         options,
@@ -134,6 +141,7 @@ export function createScanRunner(deps: AppDeps) {
         discovery: usesDiscovery ? await discoveryInputs(scan.workspaceId, scan.target, step.name === 'discovery') : undefined,
         scannable: (names) => scannableDiscoveredNames(prisma, scan.workspaceId, names, autoEnable),
       }))!;
+      if (step.name === 'checks') output = withoutVariableValues(output, Object.values(variables));
     } catch (error) {
       const permanent = isPermanent(error) || attempt >= env.SCAN_STEP_RETRIES;
       observeScanStep(step.name, permanent ? 'failed' : 'retried', began);
