@@ -44,7 +44,7 @@ export interface StepOutputs {
   };
 }
 
-/** Skipped templates a checks step lists (a whole library may skip thousands: the count is in the summary's gap). */
+/** Skipped templates a checks step lists at most (an imported library may skip thousands; the step output stays small). */
 export const SKIPPED_LIMIT = 200;
 
 export interface StepContext {

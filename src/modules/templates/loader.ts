@@ -49,7 +49,8 @@ export async function loadScanTemplates(
     orderBy: [{ builtin: 'asc' }, { updatedAt: 'desc' }, { id: 'asc' }],
     include: { settings: { where: { workspaceId }, select: { enabled: true } } },
   });
-  const pack = new Map((await loadPack()).map((entry) => [entry.fileName, entry.template]));
+  // Without the pack nothing of it is parsed (a fresh process would parse all of it here).
+  const pack = new Map(withPack ? (await loadPack()).map((entry) => [entry.fileName, entry.template]) : []);
   const own = rows.filter((row) => !row.builtin && row.storageKey && effectiveEnabled(row, undefined));
   const ownTemplates: NucleiTemplate[] = [];
   for (let start = 0; start < own.length; start += READ_CONCURRENCY) {
