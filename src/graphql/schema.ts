@@ -6,6 +6,7 @@ import './node.js';
 import '../modules/accounts/graphql.js';
 import '../modules/workspaces/graphql.js';
 import '../modules/workspaces/discovery-settings-graphql.js';
+import '../modules/workspaces/template-settings-graphql.js';
 import '../modules/targets/graphql.js';
 import '../modules/assets/graphql.js';
 import '../modules/vulnerabilities/graphql.js';

@@ -31,6 +31,9 @@ function pinShape(schema: AnySchema, seen: Set<unknown>): void {
     const innerDef = inner._zod?.def;
     if (!innerDef) continue;
     if (innerDef.type && COERCIBLE.has(innerDef.type)) {
+      // One field schema may sit in several objects (a shared sub-schema re-wrapped by .meta()): pin it once.
+      if (seen.has(innerDef)) continue;
+      seen.add(innerDef);
       Object.defineProperty(innerDef, 'coerce', { get: () => false, set: () => undefined, configurable: false });
     } else if (innerDef.type === 'object') {
       pinShape(inner, seen);

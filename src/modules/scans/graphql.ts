@@ -5,6 +5,7 @@ import { TargetRef } from '../targets/graphql.js';
 import * as scans from './service.js';
 import { SCAN_STATUSES, SCAN_STEP_NAMES } from './schemas.js';
 import { DISCOVERY_STEP_SOURCES } from './discovery-options.js';
+import { TemplateSelectionInput, TemplateVariableInput, variablesRecord } from '../templates/selection-graphql.js';
 
 const ScanStatus = builder.enumType('ScanStatus', { values: SCAN_STATUSES });
 const ScanStepName = builder.enumType('ScanStepName', { values: SCAN_STEP_NAMES });
@@ -103,8 +104,23 @@ export const ScanOptionsInput = builder.inputType('ScanOptionsInput', {
     requestsPerSecond: t.int({ description: 'Per-host request rate, 1 to 1000.' }),
     maxRedirects: t.int({ description: 'Redirects followed by the HTTP probe, 0 to 10.' }),
     discovery: t.field({ type: DiscoveryOptionsInput }),
+    templateSelection: t.field({
+      type: TemplateSelectionInput,
+      description: "Narrows the workspace's template selection for this scan (a template runs when both select it); useDefaultPack, when given, decides.",
+    }),
+    templateVariables: t.field({
+      type: [TemplateVariableInput],
+      description: "Template variables for this scan only (values required); they win over the workspace's. Stored encrypted, never returned.",
+    }),
   }),
 });
+
+/** The GraphQL scan options as the service takes them: nulls dropped, the variables' list as a record. */
+export function scanOptionsOf(input: Record<string, unknown> | null | undefined): Record<string, unknown> | undefined {
+  const options = withoutNulls(input);
+  if (options?.templateVariables) options.templateVariables = variablesRecord(options.templateVariables as { name: string; value?: string | null }[]);
+  return options;
+}
 
 export function withoutNulls<T extends object>(input: T | null | undefined): Record<string, unknown> | undefined {
   if (!input) return undefined;
@@ -131,7 +147,7 @@ builder.mutationFields((t) => ({
     type: 'Scan',
     errors: {},
     args: { targetId: t.arg.id({ required: true }), options: t.arg({ type: ScanOptionsInput }) },
-    resolve: (_query, _root, args, ctx) => scans.startScanOfTarget(ctx, decodeId(args.targetId, TargetRef, 'targetId'), withoutNulls(args.options)),
+    resolve: (_query, _root, args, ctx) => scans.startScanOfTarget(ctx, decodeId(args.targetId, TargetRef, 'targetId'), scanOptionsOf(args.options)),
   }),
   cancelScan: t.prismaField({
     type: 'Scan',

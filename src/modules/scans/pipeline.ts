@@ -7,7 +7,7 @@ import { assetFromObservation, upsertAssets, type AssetInput } from '../assets/i
 import { inventoryObservations, recordProvenance, scannableDiscoveredNames } from '../assets/discovery.js';
 import { discoverySettingsOf } from '../workspaces/discovery-settings.js';
 import { recordFindings, resolveUnseenFindings } from '../vulnerabilities/ingest.js';
-import { loadScanTemplates } from '../templates/loader.js';
+import { templatesForScan, TemplateVariablesUnreadable, withoutVariableValues } from './scan-templates.js';
 import { disabledBuiltinTools } from '../tools/service.js';
 import { TERMINAL_STATUSES, type ScanOptions, type ScanStepName as StepName } from './schemas.js';
 import { hostsOfTarget } from './expand.js';
@@ -24,7 +24,7 @@ import { observeScanStep } from '../../ops/scan-step-metrics.js';
 type Tx = Prisma.TransactionClient;
 
 function isPermanent(error: unknown): boolean {
-  return error instanceof StepInputError || error instanceof ScopeRefusal || isScopeError(error);
+  return error instanceof StepInputError || error instanceof ScopeRefusal || error instanceof TemplateVariablesUnreadable || isScopeError(error);
 }
 
 function messageOf(error: unknown): string {
@@ -119,7 +119,14 @@ export function createScanRunner(deps: AppDeps) {
       const runner = STEP_RUNNERS[step.name as StepName];
       // Tools switched off after the scan started are honoured by the checks step too.
       const disabled = step.name === 'checks' ? await disabledBuiltinTools(prisma, scan.workspaceId) : new Set<string>();
-      const templates = async () => (disabled.has('nuclei-templates') ? [] : loadScanTemplates(deps, scan.workspaceId));
+      // The template variables given to the templates: their values are masked in what the step stores.
+      let variables: Record<string, string> = {};
+      const templates = async () => {
+        if (disabled.has('nuclei-templates')) return [];
+        const loaded = await templatesForScan(deps, { ...scan, options });
+        variables = loaded.variables;
+        return loaded.templates;
+      };
       output = (await runner({
         target: scan.target,
         options,
@@ -134,6 +141,7 @@ export function createScanRunner(deps: AppDeps) {
         discovery: usesDiscovery ? await discoveryInputs(scan.workspaceId, scan.target, step.name === 'discovery') : undefined,
         scannable: (names) => scannableDiscoveredNames(prisma, scan.workspaceId, names, autoEnable),
       }))!;
+      if (step.name === 'checks') output = withoutVariableValues(output, Object.values(variables));
     } catch (error) {
       const permanent = isPermanent(error) || attempt >= env.SCAN_STEP_RETRIES;
       observeScanStep(step.name, permanent ? 'failed' : 'retried', began);
@@ -233,10 +241,19 @@ interface Ingested {
 
 /** Soft errors of a completed discovery step, in its row's `error`: why discovery found little is visible without reading artefacts. */
 function softErrorSummary(name: StepName, output: NonNullable<StepOutputs[StepName]>): string | null {
+  if (name === 'checks') return missingVariablesSummary(output as NonNullable<StepOutputs['checks']>);
   if (name !== 'discovery') return null;
   const { errors } = (output as NonNullable<StepOutputs['discovery']>).report;
   if (!errors.length) return null;
   const text = errors.map((error) => `${error.code}: ${error.message}${error.target ? ` (${error.target})` : ''}`).join('; ');
+  return text.length > 2_000 ? `${text.slice(0, 1_997)}...` : text;
+}
+
+/** Templates a checks step skipped for want of template variables: the member can act on it (set them), so it shows on the step. */
+function missingVariablesSummary(output: NonNullable<StepOutputs['checks']>): string | null {
+  const missing = (output.skippedTemplates ?? []).filter((skipped) => skipped.reason.startsWith('missing variable'));
+  if (!missing.length) return null;
+  const text = `templates skipped: ${missing.map((skipped) => `${skipped.templateId} (${skipped.reason})`).join('; ')}`;
   return text.length > 2_000 ? `${text.slice(0, 1_997)}...` : text;
 }
 

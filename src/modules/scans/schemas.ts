@@ -2,6 +2,8 @@ import { z } from 'zod';
 import { parsePortSpec } from '../../scanner/ports.js';
 import { pageQuery } from '../../pagination.js';
 import { discoveryOptionsInput, type DiscoveryOptions, resolveDiscoveryOptions } from './discovery-options.js';
+import { normalizeSelection, templateSelectionInput, type TemplateSelection } from '../templates/selection.js';
+import { scanTemplateVariablesInput } from '../templates/variables.js';
 
 export const SCAN_STATUSES = ['PENDING', 'IN_PROGRESS', 'COMPLETED', 'FAILED', 'CANCELLED'] as const;
 export type ScanStatusName = (typeof SCAN_STATUSES)[number];
@@ -59,6 +61,10 @@ export const scanOptionsInput = z
     requestsPerSecond: z.number().int().min(1).max(1_000).optional(),
     maxRedirects: z.number().int().min(0).max(10).optional(),
     discovery: discoveryOptionsInput.optional(),
+    templateSelection: templateSelectionInput.optional().meta({
+      description: "Narrows the workspace's template selection for this scan (a template runs when both select it); useDefaultPack, when given, decides.",
+    }),
+    templateVariables: scanTemplateVariablesInput.optional(),
   })
   .strict();
 
@@ -72,11 +78,15 @@ export interface ScanOptions {
   requestsPerSecond: number;
   maxRedirects: number;
   discovery: DiscoveryOptions;
+  /** The scan's own template selection (normalised); absent: the workspace's alone. */
+  templateSelection?: TemplateSelection;
+  /** Names of the scan's own template variables; their values are sealed in Scan.templateVariables, never here. */
+  templateVariableNames?: string[];
   /** Only these host names of the target (a scan of candidates a member enabled); set by the service, never by a client. */
   hosts?: string[];
 }
 
-export const DEFAULT_SCAN_OPTIONS: Omit<ScanOptions, 'steps' | 'discovery' | 'hosts'> = {
+export const DEFAULT_SCAN_OPTIONS: Omit<ScanOptions, 'steps' | 'discovery' | 'hosts' | 'templateSelection' | 'templateVariableNames'> = {
   timeoutMs: 3_000,
   portConcurrency: 100,
   requestsPerSecond: 50,
@@ -88,12 +98,17 @@ export const DEFAULT_SCAN_OPTIONS: Omit<ScanOptions, 'steps' | 'discovery' | 'ho
  * when `defaultDiscovery` says so (the workspace's isAssetsDiscovery, for a domain target).
  */
 export function resolveScanOptions(input: ScanOptionsInput = {}, defaultDiscovery = false): ScanOptions {
-  const { discovery, ...rest } = input;
+  // The variables' values never go into the options (clients read them back): only their names.
+  const { discovery, templateSelection, templateVariables, ...rest } = input;
   const defaultSteps = SCAN_STEP_NAMES.filter((step) => step !== 'pivot' && (step !== 'discovery' || defaultDiscovery));
+  const selection = normalizeSelection(templateSelection);
+  const variableNames = Object.keys(templateVariables ?? {}).sort();
   return {
     ...DEFAULT_SCAN_OPTIONS,
     ...Object.fromEntries(Object.entries(rest).filter(([, value]) => value !== undefined)),
     discovery: resolveDiscoveryOptions(discovery),
+    ...(Object.keys(selection).length ? { templateSelection: selection } : {}),
+    ...(variableNames.length ? { templateVariableNames: variableNames } : {}),
     steps: closeSteps(input.steps ?? defaultSteps),
   };
 }

@@ -17,6 +17,7 @@ import {
   type ScanOptionsInput,
 } from './schemas.js';
 import { enqueueStep } from './queue.js';
+import { sealVariables } from '../templates/variables.js';
 import { publishScanUpdate } from './events.js';
 
 export const scanInclude = { steps: { orderBy: { position: 'asc' } } } satisfies Prisma.ScanInclude;
@@ -86,6 +87,8 @@ async function createScanOfTarget(
         workspaceId,
         targetId: target.id,
         options: options as unknown as Prisma.InputJsonValue,
+        // Sealed: the options hold their names only, and nothing returns these.
+        templateVariables: sealVariables(deps.secrets, optionsInput?.templateVariables ?? {}),
         stepsTotal: options.steps.length,
         requestedById,
         steps: { create: options.steps.map((name, position) => ({ name, position })) },

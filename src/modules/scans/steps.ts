@@ -39,8 +39,13 @@ export interface StepOutputs {
     /** Templates whose dns blocks asked about the scan's host names: the same, on host assets. */
     hostCheckIds?: string[];
     templates?: TemplateScanSummary;
+    /** Templates not run and why (an unsupported feature, template variables no value was given for); at most SKIPPED_LIMIT. */
+    skippedTemplates?: { templateId: string; reason: string }[];
   };
 }
+
+/** Skipped templates a checks step lists at most (an imported library may skip thousands; the step output stays small). */
+export const SKIPPED_LIMIT = 200;
 
 export interface StepContext {
   target: { type: string; value: string };
@@ -190,6 +195,10 @@ export const STEP_RUNNERS = {
         templates,
         runs.map((run) => run.summary),
       ),
+      skippedTemplates: templates
+        .filter(({ template }) => template.skip)
+        .slice(0, SKIPPED_LIMIT)
+        .map(({ template }) => ({ templateId: template.id, reason: template.skip! })),
     };
   },
 };

@@ -1,6 +1,9 @@
 import { z } from 'zod';
 import { pageQuery } from '../../pagination.js';
-import { scanOptionsInput } from '../scans/schemas.js';
+import { scanOptionsInput as anyScanOptions } from '../scans/schemas.js';
+
+/** A schedule's options are stored as given and read back: no template variables (secrets) there, the workspace's apply. */
+const scanOptionsInput = anyScanOptions.omit({ templateVariables: true });
 
 /** Shapes only: whether the cron expression and zone make sense, and how often they fire, is cadence.ts's. */
 const cron = z

@@ -4,11 +4,13 @@ import { sha256 } from './content.js';
 import { loadPack } from './pack.js';
 import type { RunnableTemplate } from '../../scanner/nuclei/run-on-web.js';
 import { effectiveEnabled, templatesOfWorkspaceWhere } from './service.js';
+import { selects, usesDefaultPack, type TemplateSelection } from './selection.js';
 
 /**
  * The templates a scan of a workspace runs: the built-in pack (from the release's files) and the workspace's
  * own uploads (from the blob store), minus those switched off for it. When one of the workspace's templates has
- * the id of a built-in one, the workspace's replaces it: one id, one template, one set of findings.
+ * the id of a built-in one, the workspace's replaces it: one id, one template, one set of findings. The
+ * workspace's template selection and the scan's (selection.ts) then choose among them.
  */
 
 /** Parsed uploads by content hash: parsing compiles regexes and DSL; the same content parses the same way. */
@@ -31,13 +33,24 @@ function parseCached(content: string): NucleiTemplate | undefined {
   return template;
 }
 
-export async function loadScanTemplates(deps: Pick<AppDeps, 'prisma' | 'storage' | 'log'>, workspaceId: string): Promise<RunnableTemplate[]> {
+export interface ScanTemplateSelection {
+  workspace?: TemplateSelection;
+  scan?: TemplateSelection;
+}
+
+export async function loadScanTemplates(
+  deps: Pick<AppDeps, 'prisma' | 'storage' | 'log'>,
+  workspaceId: string,
+  selection: ScanTemplateSelection = {},
+): Promise<RunnableTemplate[]> {
+  const withPack = usesDefaultPack(selection.workspace ?? {}, selection.scan);
   const rows = await deps.prisma.template.findMany({
     where: templatesOfWorkspaceWhere(workspaceId),
     orderBy: [{ builtin: 'asc' }, { updatedAt: 'desc' }, { id: 'asc' }],
     include: { settings: { where: { workspaceId }, select: { enabled: true } } },
   });
-  const pack = new Map((await loadPack()).map((entry) => [entry.fileName, entry.template]));
+  // Without the pack nothing of it is parsed (a fresh process would parse all of it here).
+  const pack = new Map(withPack ? (await loadPack()).map((entry) => [entry.fileName, entry.template]) : []);
   const own = rows.filter((row) => !row.builtin && row.storageKey && effectiveEnabled(row, undefined));
   const ownTemplates: NucleiTemplate[] = [];
   for (let start = 0; start < own.length; start += READ_CONCURRENCY) {
@@ -56,9 +69,13 @@ export async function loadScanTemplates(deps: Pick<AppDeps, 'prisma' | 'storage'
   // The workspace's own first (most recently changed first): they win over a built-in template with their id.
   for (const template of ownTemplates) if (!byId.has(template.id)) byId.set(template.id, template);
   for (const row of rows) {
-    if (!row.builtin || !effectiveEnabled(row, row.settings[0])) continue;
+    if (!withPack || !row.builtin || !effectiveEnabled(row, row.settings[0])) continue;
     const template = pack.get(row.fileName);
     if (template && !byId.has(template.id)) byId.set(template.id, template);
   }
-  return [...byId.values()].sort((a, b) => a.id.localeCompare(b.id)).map((template) => ({ template }));
+  const chosen = [selects(selection.workspace ?? {}), selects(selection.scan ?? {})];
+  return [...byId.values()]
+    .filter((template) => chosen.every((test) => test(template)))
+    .sort((a, b) => a.id.localeCompare(b.id))
+    .map((template) => ({ template }));
 }

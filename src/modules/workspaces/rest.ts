@@ -6,6 +6,7 @@ import * as workspaces from './service.js';
 import * as members from './members.js';
 import { invitationProcedures } from './invitations-rest.js';
 import { discoverySettingsProcedures } from './discovery-settings-rest.js';
+import { templateSettingsProcedures } from './template-settings-rest.js';
 import { addMemberInput, createWorkspaceInput, listWorkspacesInput, setArchivedInput, updateMemberInput, updateWorkspaceInput } from './schemas.js';
 
 const memberSchema = z
@@ -114,4 +115,5 @@ export const workspacesRest = router({
 
   ...invitationProcedures,
   ...discoverySettingsProcedures,
+  ...templateSettingsProcedures,
 });
