@@ -24,8 +24,8 @@ const FILES: Record<string, string> = {
   'http/exposed-panels/acme-panel.yaml': `id: acme-panel\n${info}${httpBlock('      - type: word\n        words: ["Acme"]')}`,
   // loads with a warning: a DSL helper the engine does not implement
   'http/cves/2024/acme-date.yaml': `id: acme-date\n${info}${httpBlock('      - type: dsl\n        dsl:\n          - date_time("%Y") == "2024"')}`,
-  // loads with a warning: flow is not run
-  'http/osint/acme-flow.yml': `id: acme-flow\n${info}flow: http(1)\n${httpBlock('      - type: word\n        words: ["Acme"]')}`,
+  // loads with a warning: its flow calls a protocol the engine does not run (a flow of http calls loads cleanly)
+  'http/osint/acme-flow.yml': `id: acme-flow\n${info}flow: javascript() && http(1)\n${httpBlock('      - type: word\n        words: ["Acme"]')}`,
   // loads: a dns template
   'dns/acme-txt.yaml': `id: acme-txt\n${info}dns:\n  - name: "{{FQDN}}"\n    type: TXT\n    matchers:\n      - type: word\n        words: ["acme"]\n`,
   // rejected: broken YAML in a file that still has top-level id and info
@@ -94,7 +94,7 @@ describe('templates:coverage', () => {
   it('names warning and rejection causes without the template-specific parts', () => {
     const report = JSON.parse(run([folder, '--json']).output) as CoverageReport;
     expect(report.topWarningCauses).toEqual([
-      { cause: 'flow', templates: 1 },
+      { cause: 'flow calls: javascript()', templates: 1 },
       { cause: 'unsupported helper: date_time', templates: 1 },
     ]);
     expect(report.topRejectionCauses).toEqual(
@@ -117,7 +117,7 @@ describe('templates:coverage', () => {
     const text = run([folder]).output;
     expect(text).toContain('http/ excluding osint/, token-spray/, credential-stuffing/: 1 of 3 load with no warning (33.3%)');
     expect(text).toContain('| http | 4 | 1 (25%) | 2 (50%) | 1 (25%) |');
-    expect(text).toContain('| 1 | flow | 1 |');
+    expect(text).toContain('| 1 | flow calls: javascript() | 1 |');
   });
 
   it('refuses to run without exactly one folder', () => {

@@ -158,6 +158,8 @@ export interface NucleiTemplate {
   stopAtFirstMatch: boolean;
   /** When set the whole template is not run (e.g. a `flow:` the engine cannot execute). */
   skip?: string;
+  /** `flow:` JavaScript orchestrating the blocks (engine/flow.ts runs it in a QuickJS sandbox). */
+  flow?: string;
   /** Warnings emitted while parsing (same list as returned by parseTemplate). */
   warnings: TemplateIssue[];
   /** `network` / `tcp` blocks, run by runNetworkTemplates (engine/network.ts); absent when the template has none. */

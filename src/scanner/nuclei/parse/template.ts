@@ -18,6 +18,7 @@ import { markerUnknownFunctions } from './dsl.js';
 import { parseInfo } from './info.js';
 import { parseNetworkProtocol } from './network.js';
 import { parseBlock } from './requests.js';
+import { parseFlow } from './flow.js';
 import { HOST_PROTOCOLS, parseHostProtocols } from './host-protocols.js';
 
 export type { ParseResult, TemplateIssue } from '../types.js';
@@ -114,11 +115,8 @@ export function parseTemplate(text: string): ParseResult {
   }
   if (!running.length && others.length === 0) ctx.error('template has no http, dns, ssl or network requests (the supported protocols)', []);
 
-  let skip: string | undefined;
-  if (root.flow !== undefined && root.flow !== null && root.flow !== '') {
-    skip = 'flow (JavaScript orchestration) is not supported';
-    ctx.warn(`${skip}; the template will not run`, ['flow'], true);
-  }
+  const flow = parseFlow(ctx, root);
+  let skip: string | undefined = flow.skip;
   if (root['self-contained'] === true) {
     skip = 'self-contained templates are not supported';
     ctx.warn(`${skip}; the template will not run`, ['self-contained'], true);
@@ -128,7 +126,7 @@ export function parseTemplate(text: string): ParseResult {
 
   // variables / constants
   const variables: Array<[string, string]> = [];
-  const knownVars = new Set<string>(TARGET_VARIABLES);
+  const knownVars = new Set<string>([...TARGET_VARIABLES, ...flow.setNames]);
   if (root.variables !== undefined && root.variables !== null) {
     if (!isRecord(root.variables)) ctx.error(`'variables' must be a mapping, got ${typeName(root.variables)}`, ['variables']);
     else
@@ -191,6 +189,7 @@ export function parseTemplate(text: string): ParseResult {
     protocolKey,
     stopAtFirstMatch: templateStop,
     skip,
+    ...(flow.flow !== undefined ? { flow: flow.flow } : {}),
     warnings: ctx.warnings,
     ...(network ? { network } : {}),
   };
