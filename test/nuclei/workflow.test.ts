@@ -2,6 +2,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runWorkflow, workflowCatalog } from '../../src/scanner/nuclei/engine/workflow.js';
 import { createNodeHttpSender, type NucleiTemplate, parseTemplate, runTemplatesDetailed } from '../../src/scanner/nuclei/index.js';
+import { runTemplatesOnWeb } from '../../src/scanner/nuclei/run-on-web.js';
+import { createScopeGuard, LOOPBACK_NETWORKS, type WebObservation } from '../../src/scanner/index.js';
 import { startServer, type TestServer } from './server.js';
 
 let acme: TestServer;
@@ -150,5 +152,41 @@ workflows:
     expect(ok.template!.requests).toEqual([]);
     const bad = parseTemplate('id: bad-workflow\ninfo:\n  name: x\n  author: y\nworkflows:\n  - matchers:\n      - name: x\n        condition: xor\n');
     expect(bad.errors.map((e) => e.message)).toEqual(["a workflow step needs 'template' or 'tags'", 'unknown condition "xor" (expected and, or)']);
+  });
+});
+
+describe('workflows in a scan of web endpoints', () => {
+  const webOf = (server: TestServer): WebObservation => ({
+    kind: 'web',
+    host: '127.0.0.1',
+    address: '127.0.0.1',
+    port: server.port,
+    scheme: 'http',
+    url: `${server.baseUrl}/`,
+    finalUrl: `${server.baseUrl}/`,
+    status: 200,
+    headers: {},
+    bodyExcerpt: '',
+    bodyBytesRead: 0,
+    bodyTruncated: false,
+    bodySha256: '',
+    redirectChain: [],
+    technologies: [],
+    responseTimeMs: 1,
+  });
+
+  it('runs a workflow on each endpoint from the answers its templates already had: no request twice, no finding twice', async () => {
+    const guard = createScopeGuard({ allowedNetworks: LOOPBACK_NETWORKS });
+    const templates = [techDetect, acmeDebug, matcherWorkflow].map((t) => ({ template: t }));
+    const before = { root: acme.hits('/'), debug: acme.hits('/acme/debug') };
+    const result = await runTemplatesOnWeb(templates, [webOf(acme)], { guard, timeoutMs: 5_000 });
+    expect(result.errors).toEqual([]);
+    expect(result.findings.map((f) => [f.checkId, f.matcher])).toEqual([
+      ['acme-debug', '/acme/debug'],
+      ['tech-detect', 'acme'],
+    ]);
+    expect({ root: acme.hits('/') - before.root, debug: acme.hits('/acme/debug') - before.debug }).toEqual({ root: 1, debug: 1 });
+    // the workflow asked for both again and got the cluster cache's answers
+    expect(result.summary.requestsSaved).toBe(2);
   });
 });
