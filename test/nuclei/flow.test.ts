@@ -27,6 +27,7 @@ beforeAll(async () => {
       res.end(name === 'bob' ? 'profile of bob: ADMIN' : `profile of ${name}`);
     },
     '/vhost': (req, res) => res.end(`vhost=${req.headers.host}`),
+    '/big': (_req, res) => res.end('b'.repeat(900 * 1024)),
   });
   dns = await startDnsServer({
     zones: [{ origin: 'flow.test', records: [{ name: '@', type: 'CNAME', data: 'app.flow-cdn.test' }] }],
@@ -204,6 +205,35 @@ describe('flow: sandbox bounds', () => {
     const tpl = template(`${header('flow-memory', flow)}http:${secondRequest}`);
     const out = await runFlowTemplatesDetailed([tpl], { baseUrl: web.baseUrl }, { send, limits: { cpuMs: 60_000, memoryBytes: 4 * 1024 * 1024 } });
     expect(out.warnings.map((w) => w.message)).toEqual(['template failed: flow script stopped: it used more than its memory limit of 4 MiB']);
+  });
+
+  it('copes with large responses in the template context (the script sees long strings cut)', async () => {
+    const big = (id: string) => `
+  - id: ${id}
+    method: GET
+    path:
+      - "{{BaseURL}}/big"
+    matchers:
+      - type: status
+        internal: true
+        status: [200]
+`;
+    const flow = `|
+  http(1) && http(2) && http(3) && http(4)
+  set("name", "len" + template["b4_body"].length)
+  http(5)`;
+    const tpl = template(`${header('flow-big', flow)}http:${big('b1')}${big('b2')}${big('b3')}${big('b4')}
+  - method: GET
+    path:
+      - "{{BaseURL}}/profile?name={{name}}"
+    matchers:
+      - type: word
+        words:
+          - "profile of len65536"
+`);
+    const out = await runFlowTemplatesDetailed([tpl], { baseUrl: web.baseUrl }, { send });
+    expect(out.warnings).toEqual([]);
+    expect(out.results.map((r) => r.matchedUrl)).toEqual([`${web.baseUrl}/profile?name=len65536`]);
   });
 
   it('reports a syntax error and keeps results reported before a runtime error', async () => {

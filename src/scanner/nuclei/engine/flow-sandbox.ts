@@ -35,7 +35,7 @@ export interface FlowLimits {
   stackBytes: number;
 }
 
-export const DEFAULT_FLOW_LIMITS: FlowLimits = { cpuMs: 1_000, memoryBytes: 16 * 1024 * 1024, stackBytes: 256 * 1024 };
+export const DEFAULT_FLOW_LIMITS: FlowLimits = { cpuMs: 1_000, memoryBytes: 32 * 1024 * 1024, stackBytes: 256 * 1024 };
 
 /** What the script can reach on the host side. */
 export interface FlowHost {

@@ -122,6 +122,18 @@ class FlowRun {
   }
 }
 
+/**
+ * The `template` object the script sees: the context with long strings (response bodies of many blocks) cut, so
+ * that copying it into the sandbox after each call stays within the sandbox's heap. Requests and matchers keep
+ * the full values.
+ */
+const SCRIPT_VALUE_CHARS = 64 * 1024;
+function scriptView(context: DslRecord): DslRecord {
+  const out: DslRecord = {};
+  for (const [k, v] of Object.entries(context)) out[k] = typeof v === 'string' && v.length > SCRIPT_VALUE_CHARS ? v.slice(0, SCRIPT_VALUE_CHARS) : v;
+  return out;
+}
+
 function toDslValue(value: unknown): DslValue {
   if (value === null || value === undefined) return null;
   if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') return value;
@@ -185,7 +197,7 @@ export async function runFlowTemplate(
       {
         call: (protocol, ids) => flow.call(protocol, ids),
         set: (name, value) => flow.set(name, value),
-        context: () => flow.context,
+        context: () => scriptView(flow.context),
         log: (text) => options.onLog?.(tpl.id, text),
         signal,
       },
