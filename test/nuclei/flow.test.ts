@@ -7,6 +7,7 @@ import {
   type DnsResolver,
   type NucleiTemplate,
   parseTemplate,
+  runDnsTemplatesDetailed,
   runTemplatesDetailed,
   runTemplateTask,
 } from '../../src/scanner/nuclei/index.js';
@@ -177,6 +178,32 @@ http:
     expect(out.warnings).toEqual([]);
     expect(out.results).toHaveLength(1);
     expect(out.results[0].response).toContain('vhost=app.flow-cdn.test');
+  });
+
+  it('runs a dns-only flow through the dns runner of a scan: the second question only after the first matched', async () => {
+    const question = (name: string, type: string, word: string) => `
+  - name: "${name}"
+    type: ${type}
+    matchers:
+      - type: word
+        words:
+          - "${word}"
+`;
+    const hit = template(
+      `${header('flow-dns-chain', 'dns(1) && dns(2)')}dns:${question('{{FQDN}}', 'CNAME', 'flow-cdn.test')}${question('second.{{FQDN}}', 'A', 'never')}`,
+    );
+    const miss = template(
+      `${header('flow-dns-gate', 'dns(1) && dns(2)')}dns:${question('{{FQDN}}', 'CNAME', 'elsewhere.test')}${question('gated.{{FQDN}}', 'A', 'never')}`,
+    );
+    const before = dns.queryLog().length;
+    const out = await runDnsTemplatesDetailed([hit, miss], { host: 'flow.test' }, { resolver });
+    const asked = dns
+      .queryLog()
+      .slice(before)
+      .map((q) => q.name);
+    expect(asked).toContain('second.flow.test');
+    expect(asked).not.toContain('gated.flow.test');
+    expect(out.results.map((r) => r.templateId)).toEqual(['flow-dns-chain']);
   });
 
   it('dns() without a resolver returns false with a warning, and the http block is not reached', async () => {
