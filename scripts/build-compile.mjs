@@ -14,7 +14,19 @@ import path from 'node:path';
 /** Bundled entry points; the template worker is the entry of a worker thread. */
 export const ENTRIES = ['src/main.ts', 'src/worker.ts', 'src/scanner/nuclei/template-worker.ts', 'src/ops/embedded-seed.ts'];
 
-const EXTERNAL_PACKAGES = ['@electric-sql/pglite', '@prisma/*', 'pglite-prisma-adapter', 'pg', 'pg-boss', '@aws-sdk/*', 'ioredis', 'pino'];
+const EXTERNAL_PACKAGES = [
+  '@electric-sql/pglite',
+  '@prisma/*',
+  'pglite-prisma-adapter',
+  'pg',
+  'pg-boss',
+  '@aws-sdk/*',
+  'ioredis',
+  'pino',
+  // the flow sandbox (src/scanner/nuclei/engine/flow-sandbox.ts) reads the package's .wasm file
+  '@jitl/quickjs-wasmfile-release-asyncify',
+  'quickjs-emscripten-core',
+];
 
 const COMMON = {
   format: 'esm',

@@ -67,7 +67,8 @@ export function causeKeys(message: string): string[] {
   match = /^unknown variables? ((?:\{\{[^}]*\}\}(?:, )?)+)/.exec(m);
   if (match) return [...match[1]!.matchAll(/\{\{([^}]*)\}\}/g)].map((v) => `unknown variable: ${v[1]}`);
   if (/^jq expression /.test(m)) return ['jq expression not supported'];
-  if (/^flow \(JavaScript orchestration\)/.test(m)) return ['flow'];
+  match = /^flow calls ((?:\w+\(\)(?:, )?)+), which the engine cannot run/.exec(m);
+  if (match) return [`flow calls: ${match[1]}`];
   if (/^self-contained templates/.test(m)) return ['self-contained'];
   if (/^interactsh/i.test(m)) return ['interactsh (OAST)'];
   match = /^unknown top-level field '([^']*)'/.exec(m);

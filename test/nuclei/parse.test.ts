@@ -341,12 +341,14 @@ http:
     for (const w of r.warnings) expect(w.line).toBeGreaterThan(0);
   });
 
-  it('warns about flow and unknown fields', () => {
+  it('keeps a flow (warning about calls to blocks that do not exist) and warns about unknown fields', () => {
     const r = parseTemplate(`${VALID}flow: http(1) && http(2)
 colour: blue
 `);
     expect(r.errors).toEqual([]);
-    expect(r.template?.skip).toContain('flow');
+    expect(r.template?.skip).toBeUndefined();
+    expect(r.template?.flow).toBe('http(1) && http(2)');
+    expect(messages(r.warnings)).toContain('flow calls http(2) but no http block has that 1-based index or id; that call returns false');
     expect(messages(r.warnings)).toContain("unknown top-level field 'colour' ignored");
   });
 

@@ -20,6 +20,7 @@ import {
   type StepError,
   type WebObservation,
 } from '../index.js';
+import { runWorkflow, workflowCatalog } from './engine/workflow.js';
 
 /**
  * Runs nuclei templates against the web endpoints a scan found and turns each result into the finding
@@ -236,6 +237,17 @@ function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined): Pro
   });
 }
 
+/** A workflow's results repeat those of its templates' own runs: one of each. */
+function uniqueResults(results: TemplateResult[]): TemplateResult[] {
+  const seen = new Set<string>();
+  return results.filter((r) => {
+    const key = JSON.stringify([r.templateId, r.matcherName ?? '', r.extractorName ?? '', r.matchedUrl, r.extractedResults]);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
 interface TemplateFailure {
   code: 'TEMPLATE_REQUEST_FAILED' | 'TEMPLATE_BUDGET_EXCEEDED';
   message: string;
@@ -256,6 +268,9 @@ export async function runTemplatesOnWeb(
 ): Promise<TemplateScanResult> {
   // Templates without http blocks (network-only ones) are run by their own runners, not counted here.
   const runnable = templates.map((entry) => entry.template).filter((template) => !template.skip && template.requests.length > 0);
+  // Workflows run their templates (found among the others by file name, engine/workflow.ts) on each endpoint too.
+  const workflows = templates.map((entry) => entry.template).filter((template) => !template.skip && template.workflow?.length);
+  const catalog = workflowCatalog(templates.map((entry) => entry.template).filter((template) => !template.skip));
   const checkIds = [...new Set(runnable.map((template) => template.id))].sort();
   const summary: TemplateScanSummary = {
     templates: runnable.length,
@@ -265,7 +280,7 @@ export async function runTemplatesOnWeb(
     requestsFailed: 0,
     truncated: 0,
   };
-  if (!runnable.length || !web.length) return { findings: [], errors: [], checkIds, summary };
+  if ((!runnable.length && !workflows.length) || !web.length) return { findings: [], errors: [], checkIds, summary };
   const budgetMs = deps.budgetMs ?? DEFAULT_TEMPLATE_BUDGET_MS;
 
   const outcomes = await mapBounded(web, deps.endpointConcurrency ?? 4, async (endpoint): Promise<EndpointOutcome> => {
@@ -276,39 +291,46 @@ export async function runTemplatesOnWeb(
     };
     const { send, close } = senderFor(endpoint, deps);
     const sendAs = clustered(send, summary, deps.cluster ?? true);
-    try {
-      const perTemplate = await mapBounded(runnable, deps.templateConcurrency ?? 4, async (template) => {
-        // Warnings stream in while the template runs: one cut off later must not keep an earlier request failure.
-        const outcome = await runTemplateTask({
-          template,
-          baseUrl: endpointBaseUrl(endpoint, deps.targetUrl),
-          send: sendAs(template.id),
-          budgetMs,
-          timeoutMs: deps.timeoutMs,
-          signal: deps.signal,
-          onWarning: (warning) => {
-            if (FAILURE_WARNING.test(warning.message)) fail(template.id, { code: 'TEMPLATE_REQUEST_FAILED', message: warning.message });
-          },
-        });
-        switch (outcome.status) {
-          case 'done':
-            summary.requestsFailed += outcome.requestsFailed;
-            return outcome.results;
-          case 'over-budget':
-            failures.set(template.id, {
-              code: 'TEMPLATE_BUDGET_EXCEEDED',
-              message: `template stopped: it ran past its time budget of ${budgetMs} ms on this endpoint (TEMPLATE_BUDGET_MS); its results were dropped`,
-            });
-            return [];
-          case 'aborted':
-            fail(template.id, { code: 'TEMPLATE_REQUEST_FAILED', message: 'template stopped: the scan step was stopped' });
-            return [];
-          case 'failed':
-            fail(template.id, { code: 'TEMPLATE_REQUEST_FAILED', message: `template failed: ${outcome.message}` });
-            return [];
-        }
+    // One template on this endpoint; `owner` names who asks in the cluster cache (a workflow re-running a template
+    // gets the answers its own run already had).
+    const runOne = async (template: NucleiTemplate, owner: string): Promise<TemplateResult[]> => {
+      // Warnings stream in while the template runs: one cut off later must not keep an earlier request failure.
+      const outcome = await runTemplateTask({
+        template,
+        baseUrl: endpointBaseUrl(endpoint, deps.targetUrl),
+        send: sendAs(owner),
+        budgetMs,
+        timeoutMs: deps.timeoutMs,
+        signal: deps.signal,
+        onWarning: (warning) => {
+          if (FAILURE_WARNING.test(warning.message)) fail(template.id, { code: 'TEMPLATE_REQUEST_FAILED', message: warning.message });
+        },
       });
-      return { asset, results: perTemplate.flat(), failures };
+      switch (outcome.status) {
+        case 'done':
+          summary.requestsFailed += outcome.requestsFailed;
+          return outcome.results;
+        case 'over-budget':
+          failures.set(template.id, {
+            code: 'TEMPLATE_BUDGET_EXCEEDED',
+            message: `template stopped: it ran past its time budget of ${budgetMs} ms on this endpoint (TEMPLATE_BUDGET_MS); its results were dropped`,
+          });
+          return [];
+        case 'aborted':
+          fail(template.id, { code: 'TEMPLATE_REQUEST_FAILED', message: 'template stopped: the scan step was stopped' });
+          return [];
+        case 'failed':
+          fail(template.id, { code: 'TEMPLATE_REQUEST_FAILED', message: `template failed: ${outcome.message}` });
+          return [];
+      }
+    };
+    try {
+      const perTemplate = await mapBounded(runnable, deps.templateConcurrency ?? 4, (template) => runOne(template, template.id));
+      const perWorkflow = await mapBounded(workflows, deps.templateConcurrency ?? 4, async (workflow) => {
+        const out = await runWorkflow(workflow, catalog, (template) => runOne(template, `${workflow.id}>${template.id}`), { signal: deps.signal });
+        return out.results;
+      });
+      return { asset, results: uniqueResults([...perTemplate.flat(), ...perWorkflow.flat()]), failures };
     } finally {
       close();
     }

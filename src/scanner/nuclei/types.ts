@@ -162,10 +162,33 @@ export interface NucleiTemplate {
   stopAtFirstMatch: boolean;
   /** When set the whole template is not run (e.g. a `flow:` the engine cannot execute). */
   skip?: string;
+  /** `flow:` JavaScript orchestrating the blocks (engine/flow.ts runs it in a QuickJS sandbox). */
+  flow?: string;
+  /** `workflows:` steps (engine/workflow.ts); a workflow template has no blocks of its own. */
+  workflow?: WorkflowStep[];
   /** Warnings emitted while parsing (same list as returned by parseTemplate). */
   warnings: TemplateIssue[];
   /** `network` / `tcp` blocks, run by runNetworkTemplates (engine/network.ts); absent when the template has none. */
   network?: NetworkRequestBlock[];
+}
+
+/** One step of a workflow (nuclei pkg/workflows WorkflowTemplate). */
+export interface WorkflowStep {
+  /** Template path as written (`http/technologies/tech-detect.yaml`); resolved by the caller. */
+  template?: string;
+  /** Run every available template with one of these tags (lower case). */
+  tags: string[];
+  /** Name matchers over the step's results; each runs its subtemplates when it matches. */
+  matchers: WorkflowMatcher[];
+  /** Run when the step's templates matched (only used when there are no matchers). */
+  subtemplates: WorkflowStep[];
+}
+
+export interface WorkflowMatcher {
+  /** Matcher or extractor names to look for in the step's results. */
+  names: string[];
+  condition: Condition;
+  subtemplates: WorkflowStep[];
 }
 
 export interface ParseResult {

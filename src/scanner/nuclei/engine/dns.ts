@@ -12,7 +12,7 @@ import ipaddr from 'ipaddr.js';
 import { dslToString, type DslRecord, type DslScope, type DslValue } from '../dsl/index.js';
 import type { DnsRequestBlock, DnsRunDeps, HostTarget, NucleiTemplate, RunOutput, TemplateResult } from '../types.js';
 import { messageString, questionString, rcodeNumber, recordsKeyValue, recordsString } from './dns-format.js';
-import { type HostEvent, type HostTemplateRun, renderField, runHostTemplates } from './host-run.js';
+import { type HostEvent, type HostProtocol, type HostTemplateRun, renderField, runHostTemplates } from './host-run.js';
 import type { PartResolver } from './operators.js';
 
 /** nuclei dns getMatchPart: body / all / nothing → raw; otherwise the key itself. */
@@ -107,9 +107,15 @@ function executor(target: HostTarget, deps: DnsRunDeps) {
  * Templates without dns blocks are ignored.
  */
 export async function runDnsTemplatesDetailed(templates: NucleiTemplate[], target: HostTarget, deps: DnsRunDeps): Promise<RunOutput> {
+  const { inputVars, execute, readPart } = dnsProtocol(target, deps);
+  return runHostTemplates(templates, deps, (t) => t.dns, inputVars, execute, readPart);
+}
+
+/** The dns protocol against one host, for runHostTemplates and for flows (engine/flow.ts). */
+export function dnsProtocol(target: HostTarget, deps: DnsRunDeps): HostProtocol<DnsRequestBlock> {
   const domain = isIp(target.host.trim().replace(/^\[(.*)\]$/, '$1')) ? '' : (dnsInput(target.host) ?? '');
   const inputVars: DslRecord = { FQDN: domain };
-  return runHostTemplates(templates, deps, (t) => t.dns, inputVars, executor(target, deps), dnsPart);
+  return { inputVars, execute: executor(target, deps), readPart: dnsPart };
 }
 
 export async function runDnsTemplates(templates: NucleiTemplate[], target: HostTarget, deps: DnsRunDeps): Promise<TemplateResult[]> {

@@ -9,7 +9,8 @@ import { excerpt } from '../bytes.js';
 import { type DslRecord, type DslScope, type DslValue, renderMarkers, scopeOf } from '../dsl/index.js';
 import type { HostRunDeps, Matcher, NucleiTemplate, OperatorBlock, RunOutput, RunStats, RunWarning, TemplateResult } from '../types.js';
 import { MutableScope, type OperatorResult, type PartResolver, executeOperators } from './operators.js';
-import { createRunStats } from './run.js';
+import { createRunContext, createRunStats } from './run.js';
+import { runFlowTemplate } from './flow.js';
 
 const REQUEST_EXCERPT = 4 * 1024;
 const RESPONSE_EXCERPT = 8 * 1024;
@@ -35,6 +36,19 @@ export interface HostEvent {
 /** The protocol part: render and send one block, or say why it was not sent (undefined + warning). */
 export type BlockExecutor<B extends HostBlock> = (block: B, scope: DslScope, run: HostTemplateRun<B>) => Promise<HostEvent | undefined>;
 
+/** A flow following a host run (see FlowHooks in run.ts): its template context is the top scope layer; it sees every event. */
+export interface HostFlowHooks<B> {
+  context: DslRecord;
+  onEvent(block: B, data: Record<string, DslValue>, op: OperatorResult | undefined): void;
+}
+
+/** What runs one protocol's blocks against a host: the input variables, the executor and its part names. */
+export interface HostProtocol<B extends HostBlock> {
+  inputVars: DslRecord;
+  execute: BlockExecutor<B>;
+  readPart: PartResolver;
+}
+
 export class HostTemplateRun<B extends HostBlock> {
   private readonly results: TemplateResult[] = [];
   private readonly resultKeys = new Set<string>();
@@ -49,7 +63,24 @@ export class HostTemplateRun<B extends HostBlock> {
     readonly deps: HostRunDeps,
     readonly stats: RunStats,
     private readonly warnings: RunWarning[],
+    private readonly flow?: HostFlowHooks<B>,
   ) {}
+
+  private pendingVars?: Set<string>;
+
+  get findings(): TemplateResult[] {
+    return this.results;
+  }
+
+  /** One block called by a flow (`dns(1)`); results accumulate in `findings`. */
+  async runFlowBlock(block: B, protocol: HostProtocol<B>): Promise<void> {
+    this.pendingVars ??= new Set(this.tpl.variables.map(([name]) => name));
+    if (block.skip) {
+      this.warn(`request block skipped: ${block.skip}`, block.path);
+      return;
+    }
+    await this.runBlock(block, protocol.execute, protocol.readPart, this.pendingVars);
+  }
 
   warn(message: string, path?: string) {
     const w: RunWarning = { templateId: this.tpl.id, path, message };
@@ -80,7 +111,7 @@ export class HostTemplateRun<B extends HostBlock> {
         return v;
       },
     };
-    return scopeOf(this.inputVars, dynamic, this.previous, this.vars, this.tpl.constants, randstr);
+    return scopeOf(this.inputVars, dynamic, this.previous, this.vars, this.tpl.constants, randstr, this.flow?.context);
   }
 
   /** Template variables, each evaluated once as soon as what it uses is known. */
@@ -114,29 +145,34 @@ export class HostTemplateRun<B extends HostBlock> {
         this.warn(`request block skipped: ${block.skip}`, block.path);
         continue;
       }
-      this.resolveVariables(pending);
-      const unsupported = block.matchers.filter((m: Matcher) => m.unsupported);
-      if (unsupported.length) {
-        this.warn(
-          `${unsupported.map((m) => `${m.path}: ${m.unsupported}`).join('; ')} — this request block cannot match (it still runs for extractors)`,
-          block.path,
-        );
-      }
-      const layers = this.scope();
-      const event = await execute(block, layers, this);
-      if (!event) continue;
-      const scope = new MutableScope(scopeOf(layers, event.data));
-      const op = executeOperators(block, scope, unsupported.length > 0, readPart);
-      if (block.id) {
-        for (const [k, v] of Object.entries(event.data)) this.previous[`${block.id}_${k}`] = v;
-        for (const [k, v] of scope.local) this.previous[`${block.id}_${k}`] = v;
-      }
-      if (!op) continue;
-      for (const [k, v] of op.dynamicValues) this.dynamic.set(k, v);
-      this.emit(block, op, event);
-      if (op.matched) templateMatched = true;
+      if (await this.runBlock(block, execute, readPart, pending)) templateMatched = true;
     }
     return this.results;
+  }
+
+  private async runBlock(block: B, execute: BlockExecutor<B>, readPart: PartResolver, pending: Set<string>): Promise<boolean> {
+    this.resolveVariables(pending);
+    const unsupported = block.matchers.filter((m: Matcher) => m.unsupported);
+    if (unsupported.length) {
+      this.warn(
+        `${unsupported.map((m) => `${m.path}: ${m.unsupported}`).join('; ')} — this request block cannot match (it still runs for extractors)`,
+        block.path,
+      );
+    }
+    const layers = this.scope();
+    const event = await execute(block, layers, this);
+    if (!event) return false;
+    const scope = new MutableScope(scopeOf(layers, event.data));
+    const op = executeOperators(block, scope, unsupported.length > 0, readPart);
+    this.flow?.onEvent(block, event.data, op);
+    if (block.id) {
+      for (const [k, v] of Object.entries(event.data)) this.previous[`${block.id}_${k}`] = v;
+      for (const [k, v] of scope.local) this.previous[`${block.id}_${k}`] = v;
+    }
+    if (!op) return false;
+    for (const [k, v] of op.dynamicValues) this.dynamic.set(k, v);
+    this.emit(block, op, event);
+    return op.matched;
   }
 
   /** nuclei MakeDefaultResultEvent. */
@@ -145,6 +181,8 @@ export class HostTemplateRun<B extends HostBlock> {
     const extracted = op.extracts.size > 0 || op.outputExtracts.length > 0;
     if (extracted && block.matchers.length && !op.matched) return;
     if (!op.matched && !extracted) return;
+    // nuclei prints no event whose matchers are all internal (flows gate later requests with such matchers)
+    if (this.flow && op.matched && block.matchers.length && block.matchers.every((m) => m.internal)) return;
     const info = this.tpl.info;
     const c = info.classification;
     const classification: TemplateResult['classification'] = {};
@@ -200,7 +238,19 @@ export async function runHostTemplates<B extends HostBlock>(
       if (i >= runnable.length || deps.signal?.aborted) return;
       const run = new HostTemplateRun<B>(runnable[i], inputVars, deps, stats, warnings);
       try {
-        perTemplate[i] = await run.run(blocksOf(runnable[i])!, execute, readPart);
+        const tpl = runnable[i];
+        if (tpl.flow && !tpl.skip) {
+          // a flow decides which blocks run (engine/flow.ts); this runner offers it this protocol only
+          const name = blocksOf(tpl) === (tpl.dns as unknown) ? 'dns' : 'ssl';
+          const ctx = createRunContext(
+            { baseUrl: 'http://flow.invalid/' },
+            { send: () => Promise.reject(new Error('no http target')), stats, onWarning: deps.onWarning, signal: deps.signal },
+          );
+          ctx.warnings = warnings;
+          perTemplate[i] = await runFlowTemplate(tpl, ctx, { [name]: { inputVars, execute, readPart }, hostDeps: deps }, { http: false });
+          continue;
+        }
+        perTemplate[i] = await run.run(blocksOf(tpl)!, execute, readPart);
       } catch (err) {
         run.warn(`template failed: ${(err as Error).message}`);
       }

@@ -43,6 +43,7 @@ import { type BuiltRequest, buildPathRequest, buildRawRequest } from './requests
 import { type CacheEntry, clusterKey } from './clustering.js';
 import { arrivalOrder, chainResponses } from './redirect-chain.js';
 import { raceCopies, sendTogether } from './race.js';
+import { runFlowTemplate } from './flow.js';
 
 const DEFAULT_USER_AGENT = 'Mozilla/5.0 (compatible; Perimeter-Nuclei/1.0)';
 const REQUEST_EXCERPT = 4 * 1024;
@@ -54,7 +55,16 @@ export function createRunStats(): RunStats {
 
 const RANDSTR_CHARS = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
 
-interface RunContext {
+/**
+ * How a flow (engine/flow.ts) follows a template run: its template context is the top scope layer (nuclei merges
+ * it into every request's values and event), and it sees every event of the blocks it calls.
+ */
+export interface FlowHooks {
+  context: DslRecord;
+  onEvent(block: HttpRequestBlock, data: Record<string, DslValue>, op: OperatorResult | undefined): void;
+}
+
+export interface RunContext {
   target: TargetInfo;
   deps: RunDeps;
   stats: RunStats;
@@ -65,7 +75,7 @@ interface RunContext {
   maxRequests: number;
 }
 
-class TemplateRun {
+export class TemplateRun {
   private readonly results: TemplateResult[] = [];
   private readonly resultKeys = new Set<string>();
   /** Values of internal extractors, template-wide (latest extraction wins). */
@@ -81,8 +91,23 @@ class TemplateRun {
   constructor(
     private readonly tpl: NucleiTemplate,
     private readonly ctx: RunContext,
+    private readonly flow?: FlowHooks,
   ) {
     for (const [name] of tpl.variables) this.pendingVars.add(name);
+  }
+
+  /** One block called by a flow (`http(2)`); results accumulate in `results`. */
+  async runFlowBlock(block: HttpRequestBlock): Promise<void> {
+    if (block.skip) {
+      this.warn(`request block skipped: ${block.skip}`, block.path);
+      return;
+    }
+    if (this.requestCount >= this.ctx.maxRequests) return;
+    await this.runBlock(block);
+  }
+
+  get findings(): TemplateResult[] {
+    return this.results;
   }
 
   private warn(message: string, path?: string) {
@@ -114,7 +139,7 @@ class TemplateRun {
         return v;
       },
     };
-    return scopeOf(this.previous, dynamic, this.vars, this.tpl.constants, randstr);
+    return scopeOf(this.previous, dynamic, this.vars, this.tpl.constants, randstr, this.flow?.context);
   }
 
   /** Evaluate template variables once each, as soon as everything they use is known (values stay stable). */
@@ -254,6 +279,7 @@ class TemplateRun {
       }
       const scope = new MutableScope(scopeOf(varLayer, at.indexed, output));
       const op = executeOperators(block, scope, at.cannotMatch);
+      this.flow?.onEvent(block, output, op);
       if (block.id) {
         for (const [k, v] of Object.entries(output)) this.previous[`${block.id}_${k}`] = v;
         for (const [k, v] of scope.local) this.previous[`${block.id}_${k}`] = v;
@@ -299,6 +325,8 @@ class TemplateRun {
     const extracted = op.extracts.size > 0 || op.outputExtracts.length > 0;
     if (extracted && block.matchers.length && !op.matched) return;
     if (!op.matched && !extracted) return;
+    // nuclei prints no event whose matchers are all internal (flows gate later requests with such matchers)
+    if (this.flow && op.matched && block.matchers.length && block.matchers.every((m) => m.internal)) return;
     const base = (): TemplateResult => {
       const info = this.tpl.info;
       const c = info.classification;
@@ -344,19 +372,22 @@ class TemplateRun {
  * Run templates against a target and return findings plus run-time warnings and counters.
  * Templates run with bounded concurrency; results keep the order of `templates`.
  */
-export async function runTemplatesDetailed(templates: NucleiTemplate[], target: ScanTarget, deps: RunDeps): Promise<RunOutput> {
-  const t = parseTarget(target.baseUrl);
-  const stats = deps.stats ?? createRunStats();
-  const ctx: RunContext = {
-    target: t,
+export function createRunContext(target: ScanTarget, deps: RunDeps): RunContext {
+  return {
+    target: parseTarget(target.baseUrl),
     deps,
-    stats,
+    stats: deps.stats ?? createRunStats(),
     warnings: [],
     cache: deps.cluster ? new Map() : undefined,
     userAgent: deps.userAgent ?? DEFAULT_USER_AGENT,
     timeoutMs: deps.timeoutMs ?? 10_000,
     maxRequests: Math.max(1, deps.maxRequestsPerTemplate ?? 100),
   };
+}
+
+export async function runTemplatesDetailed(templates: NucleiTemplate[], target: ScanTarget, deps: RunDeps): Promise<RunOutput> {
+  const ctx = createRunContext(target, deps);
+  const stats = ctx.stats;
   const perTemplate: TemplateResult[][] = templates.map(() => []);
   let next = 0;
   const worker = async () => {
@@ -365,7 +396,7 @@ export async function runTemplatesDetailed(templates: NucleiTemplate[], target: 
       if (i >= templates.length) return;
       if (deps.signal?.aborted) return;
       try {
-        perTemplate[i] = await new TemplateRun(templates[i], ctx).run();
+        perTemplate[i] = templates[i].flow ? await runFlowTemplate(templates[i], ctx) : await new TemplateRun(templates[i], ctx).run();
       } catch (err) {
         const w = { templateId: templates[i].id, message: `template failed: ${(err as Error).message}` };
         ctx.warnings.push(w);

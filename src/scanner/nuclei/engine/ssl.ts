@@ -25,7 +25,7 @@ import type {
   TlsProbeRequest,
   TlsVersionName,
 } from '../types.js';
-import { type HostEvent, type HostTemplateRun, renderField, runHostTemplates } from './host-run.js';
+import { type HostEvent, type HostProtocol, type HostTemplateRun, renderField, runHostTemplates } from './host-run.js';
 import type { PartResolver } from './operators.js';
 import { type CertificateFacts, isMismatched, isSelfSigned, readCertificate } from './x509-fields.js';
 
@@ -210,10 +210,16 @@ function executor(target: HostTarget, deps: SslRunDeps) {
 
 /** Run the ssl blocks of `templates` against host:port (default port 443). Templates without ssl blocks are ignored. */
 export async function runSslTemplatesDetailed(templates: NucleiTemplate[], target: HostTarget, deps: SslRunDeps): Promise<RunOutput> {
+  const { inputVars, execute, readPart } = sslProtocol(target, deps);
+  return runHostTemplates(templates, deps, (t) => t.ssl, inputVars, execute, readPart);
+}
+
+/** The ssl protocol against host:port, for runHostTemplates and for flows (engine/flow.ts). */
+export function sslProtocol(target: HostTarget, deps: SslRunDeps): HostProtocol<SslRequestBlock> {
   const host = target.host.trim().replace(/^\[(.*)\]$/, '$1');
   const port = String(target.port ?? 443);
   const inputVars: DslRecord = { Hostname: host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`, Host: host, Port: port, FQDN: host };
-  return runHostTemplates(templates, deps, (t) => t.ssl, inputVars, executor(target, deps), sslPart);
+  return { inputVars, execute: executor(target, deps), readPart: sslPart };
 }
 
 export async function runSslTemplates(templates: NucleiTemplate[], target: HostTarget, deps: SslRunDeps): Promise<TemplateResult[]> {

@@ -18,6 +18,8 @@ import { markerUnknownFunctions } from './dsl.js';
 import { parseInfo } from './info.js';
 import { parseNetworkProtocol } from './network.js';
 import { parseBlock } from './requests.js';
+import { parseFlow } from './flow.js';
+import { parseWorkflowSteps } from './workflow.js';
 import { HOST_PROTOCOLS, parseHostProtocols } from './host-protocols.js';
 
 export type { ParseResult, TemplateIssue } from '../types.js';
@@ -25,7 +27,7 @@ export type { ParseResult, TemplateIssue } from '../types.js';
 const TEMPLATE_ID_RE = /^([a-zA-Z0-9]+[-_])*[a-zA-Z0-9]+$/;
 const MAX_TEMPLATE_BYTES = 2 * 1024 * 1024;
 
-const OTHER_PROTOCOLS = ['file', 'headless', 'websocket', 'whois', 'code', 'javascript', 'workflows'] as const;
+const OTHER_PROTOCOLS = ['file', 'headless', 'websocket', 'whois', 'code', 'javascript'] as const;
 
 const KNOWN_TOP_LEVEL = new Set<string>([
   'id',
@@ -40,6 +42,7 @@ const KNOWN_TOP_LEVEL = new Set<string>([
   'signature',
   'network',
   'tcp',
+  'workflows',
   ...OTHER_PROTOCOLS,
   ...HOST_PROTOCOLS,
 ]);
@@ -97,7 +100,10 @@ export function parseTemplate(text: string): ParseResult {
     ctx.error(`invalid id ${JSON.stringify(String(idRaw))}: use letters and digits separated by single '-' or '_'`, ['id']);
   } else id = String(idRaw);
 
-  const info = parseInfo(ctx, root.info);
+  // workflows name no severity of their own (their templates do)
+  const isWorkflow = root.workflows !== undefined && root.workflows !== null;
+  const info = parseInfo(ctx, isWorkflow && isRecord(root.info) && !root.info.severity ? { ...root.info, severity: 'info' } : root.info);
+  const workflow = isWorkflow ? parseWorkflowSteps(ctx, root.workflows) : undefined;
 
   // protocols
   const protocolKey: 'http' | 'requests' = root.http !== undefined ? 'http' : 'requests';
@@ -108,17 +114,15 @@ export function parseTemplate(text: string): ParseResult {
   const hostProtocols = HOST_PROTOCOLS.filter((p) => root[p] !== undefined && root[p] !== null);
   const hasNetwork = (root.network ?? root.tcp) !== undefined && (root.network ?? root.tcp) !== null;
   const running = [...(httpRaw !== undefined ? ['http'] : []), ...hostProtocols, ...(hasNetwork ? ['network'] : [])];
+  if (workflow && running.length) ctx.warn(`a workflow runs other templates; its own ${running.join('/')} requests are ignored`, ['workflows'], true);
   for (const p of others) {
-    if (!running.length) ctx.error(`protocol ${p} is not supported`, [p], true);
+    if (!running.length && !workflow) ctx.error(`protocol ${p} is not supported`, [p], true);
     else ctx.warn(`protocol ${p} is not supported; only the ${running.join('/')} requests of this template run`, [p], true);
   }
-  if (!running.length && others.length === 0) ctx.error('template has no http, dns, ssl or network requests (the supported protocols)', []);
+  if (!running.length && others.length === 0 && !workflow) ctx.error('template has no http, dns, ssl or network requests (the supported protocols)', []);
 
-  let skip: string | undefined;
-  if (root.flow !== undefined && root.flow !== null && root.flow !== '') {
-    skip = 'flow (JavaScript orchestration) is not supported';
-    ctx.warn(`${skip}; the template will not run`, ['flow'], true);
-  }
+  const flow = parseFlow(ctx, root);
+  let skip: string | undefined = flow.skip;
   if (root['self-contained'] === true) {
     skip = 'self-contained templates are not supported';
     ctx.warn(`${skip}; the template will not run`, ['self-contained'], true);
@@ -128,7 +132,7 @@ export function parseTemplate(text: string): ParseResult {
 
   // variables / constants
   const variables: Array<[string, string]> = [];
-  const knownVars = new Set<string>(TARGET_VARIABLES);
+  const knownVars = new Set<string>([...TARGET_VARIABLES, ...flow.setNames]);
   if (root.variables !== undefined && root.variables !== null) {
     if (!isRecord(root.variables)) ctx.error(`'variables' must be a mapping, got ${typeName(root.variables)}`, ['variables']);
     else
@@ -191,8 +195,10 @@ export function parseTemplate(text: string): ParseResult {
     protocolKey,
     stopAtFirstMatch: templateStop,
     skip,
+    ...(flow.flow !== undefined ? { flow: flow.flow } : {}),
     warnings: ctx.warnings,
     ...(network ? { network } : {}),
+    ...(workflow ? { workflow, requests: [], dns: undefined, ssl: undefined, network: undefined } : {}),
   };
   return { template, errors: ctx.errors, warnings: ctx.warnings };
 }
