@@ -272,7 +272,8 @@ http:
 
         user={{username}}&pass={{password}}
     payloads:
-      username: [admin]
+      username:
+        low: [admin]
       password: [admin]
     attack: pitchfork
     matchers:
@@ -326,7 +327,7 @@ http:
     const paths = r.warnings.map((w) => w.path);
     expect(paths).toEqual(
       expect.arrayContaining([
-        'http[0].payloads',
+        'http[0].payloads.username',
         'http[1].race',
         'http[2].pipeline',
         'http[3]',

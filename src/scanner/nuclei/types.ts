@@ -9,6 +9,7 @@ import type { DslNode } from './dsl/index.js';
 import type { GoRegex } from './goregex.js';
 import type { JqProgram } from './jq.js';
 import type { NetworkRequestBlock } from './network-types.js';
+import type { BlockPayloads } from './parse/payloads.js';
 
 export type Severity = 'info' | 'low' | 'medium' | 'high' | 'critical' | 'unknown';
 
@@ -136,6 +137,8 @@ export interface HttpRequestBlock {
   skipVariablesCheck: boolean;
   /** Max bytes of response body to read (nuclei `max-size`). */
   maxSize?: number;
+  /** `payloads` / `attack`: the block's requests are sent once per combination (engine/payloads.ts). */
+  payloads?: BlockPayloads;
   /** When set the block is not sent at all (unsupported attack mode etc.); a warning was emitted. */
   skip?: string;
 }
@@ -162,6 +165,8 @@ export interface NucleiTemplate {
   warnings: TemplateIssue[];
   /** `network` / `tcp` blocks, run by runNetworkTemplates (engine/network.ts); absent when the template has none. */
   network?: NetworkRequestBlock[];
+  /** Payload files the template read (as it names them), in the order first used; absent when none. */
+  payloadFiles?: string[];
 }
 
 export interface ParseResult {
@@ -231,7 +236,11 @@ export interface RunDeps {
   send: HttpSender;
   /** Send identical requests (method, URL, headers, body, redirect settings) only once per host. Default false. */
   cluster?: boolean;
-  /** Upper bound of requests a single template may issue (sent or served from the cluster cache). Default 100. */
+  /**
+   * Upper bound of requests a single template may issue against the target (sent or served from the cluster
+   * cache), payload combinations included. Default 100. Reaching it stops the template with a warning that
+   * starts with `request limit of` (REQUEST_CAP_WARNING).
+   */
   maxRequestsPerTemplate?: number;
   /** Per-request timeout. Default 10 000 ms. */
   timeoutMs?: number;

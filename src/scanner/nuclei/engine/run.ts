@@ -40,10 +40,14 @@ import { parseSetCookies, responseData } from './response.js';
 import { MutableScope, type OperatorResult, executeOperators } from './operators.js';
 import { type BuiltRequest, buildPathRequest, buildRawRequest } from './requests.js';
 import { type CacheEntry, clusterKey } from './clustering.js';
+import { isOnceRequest, payloadCombinations, payloadScope, type PayloadValues } from './payloads.js';
 
 const DEFAULT_USER_AGENT = 'Mozilla/5.0 (compatible; Perimeter-Nuclei/1.0)';
 const REQUEST_EXCERPT = 4 * 1024;
 const RESPONSE_EXCERPT = 8 * 1024;
+
+/** How the warning that a template reached its request cap begins (callers recognise it by this prefix). */
+export const REQUEST_CAP_WARNING = 'request limit of';
 
 export function createRunStats(): RunStats {
   return { requestsSent: 0, requestsSaved: 0, requestsFailed: 0, templatesRun: 0, templatesSkipped: 0 };
@@ -149,7 +153,6 @@ class TemplateRun {
       }
       const matched = await this.runBlock(block);
       if (matched) templateMatched = true;
-      if (this.requestCount >= this.ctx.maxRequests) break;
     }
     return this.results;
   }
@@ -166,69 +169,79 @@ class TemplateRun {
     const isRaw = block.raw.length > 0;
     const indexed: Record<string, DslValue> = Object.create(null) as Record<string, DslValue>;
     let blockMatched = false;
-    for (let i = 0; i < entries.length; i++) {
-      if (this.ctx.deps.signal?.aborted) break;
-      if (this.requestCount >= this.ctx.maxRequests) {
-        this.warn(`request limit of ${this.ctx.maxRequests} per template reached; remaining requests skipped`, block.path);
-        break;
-      }
-      this.resolveVariables();
-      const layers = this.baseLayers();
-      const entryPath = `${block.path}.${isRaw ? 'raw' : 'path'}[${i}]`;
-      const built = isRaw
-        ? buildRawRequest(block, entries[i], this.ctx.target, layers, this.ctx.userAgent, this.cookies)
-        : buildPathRequest(block, entries[i], this.ctx.target, layers, this.ctx.userAgent, this.cookies);
-      if (!built.ok) {
-        this.warn(`request not sent: ${built.reason}${built.unresolved ? '; skipping the rest of this block' : ''}`, entryPath);
-        if (built.unresolved) break;
-        continue;
-      }
-      const req = built.request;
-      const split = splitUrl(req.url);
-      if (!split || (!this.ctx.deps.allowOffTargetRequests && originKey(split) !== originKey(this.ctx.target.url))) {
-        this.warn(`request to ${req.url} skipped: it does not go to the target ${this.ctx.target.input}`, entryPath);
-        continue;
-      }
-      const sendReq: HttpSendRequest = {
-        method: req.method,
-        url: req.url,
-        headers: req.headers,
-        body: req.body,
-        followRedirects: block.redirects,
-        maxRedirects: block.redirects ? block.maxRedirects : 0,
-        sameHostRedirectsOnly: block.hostRedirects || undefined,
-        timeoutMs: this.ctx.timeoutMs,
-        maxBodyBytes: block.maxSize,
-        signal: this.ctx.deps.signal,
-      };
-      this.requestCount++;
-      let resp: HttpSendResponse;
-      try {
-        resp = await this.send(sendReq);
-      } catch (err) {
-        this.ctx.stats.requestsFailed++;
-        this.warn(`request ${req.method} ${req.url} failed: ${(err as Error).message}`, entryPath);
-        continue;
-      }
-      if (!block.disableCookie) for (const [k, v] of parseSetCookies(resp)) this.cookies.set(k, v);
+    // Without payloads the entries run once; with them once per combination (nuclei's requestGenerator).
+    const rounds: Iterable<PayloadValues | undefined> = block.payloads ? payloadCombinations(block.payloads) : [undefined];
+    let round = 0;
+    combinations: for (const payload of rounds) {
+      round++;
+      for (let i = 0; i < entries.length; i++) {
+        if (this.ctx.deps.signal?.aborted) break combinations;
+        if (round > 1 && isRaw && isOnceRequest(entries[i])) continue;
+        if (this.requestCount >= this.ctx.maxRequests) {
+          this.warn(
+            `${REQUEST_CAP_WARNING} ${this.ctx.maxRequests} per template reached; remaining requests${block.payloads ? ' and payload combinations' : ''} skipped`,
+            block.path,
+          );
+          break combinations;
+        }
+        this.resolveVariables();
+        const layers = payloadScope(this.baseLayers(), payload, (scope) => layersWithTarget(scope, this.ctx.target, false));
+        const entryPath = `${block.path}.${isRaw ? 'raw' : 'path'}[${i}]`;
+        const built = isRaw
+          ? buildRawRequest(block, entries[i], this.ctx.target, layers, this.ctx.userAgent, this.cookies)
+          : buildPathRequest(block, entries[i], this.ctx.target, layers, this.ctx.userAgent, this.cookies);
+        if (!built.ok) {
+          this.warn(`request not sent: ${built.reason}${built.unresolved ? '; skipping the rest of this block' : ''}`, entryPath);
+          if (built.unresolved) break combinations;
+          continue;
+        }
+        const req = built.request;
+        const split = splitUrl(req.url);
+        if (!split || (!this.ctx.deps.allowOffTargetRequests && originKey(split) !== originKey(this.ctx.target.url))) {
+          this.warn(`request to ${req.url} skipped: it does not go to the target ${this.ctx.target.input}`, entryPath);
+          continue;
+        }
+        const sendReq: HttpSendRequest = {
+          method: req.method,
+          url: req.url,
+          headers: req.headers,
+          body: req.body,
+          followRedirects: block.redirects,
+          maxRedirects: block.redirects ? block.maxRedirects : 0,
+          sameHostRedirectsOnly: block.hostRedirects || undefined,
+          timeoutMs: this.ctx.timeoutMs,
+          maxBodyBytes: block.maxSize,
+          signal: this.ctx.deps.signal,
+        };
+        this.requestCount++;
+        let resp: HttpSendResponse;
+        try {
+          resp = await this.send(sendReq);
+        } catch (err) {
+          this.ctx.stats.requestsFailed++;
+          this.warn(`request ${req.method} ${req.url} failed: ${(err as Error).message}`, entryPath);
+          continue;
+        }
+        if (!block.disableCookie) for (const [k, v] of parseSetCookies(resp)) this.cookies.set(k, v);
 
-      const output = responseData(resp, req.url, this.ctx.target, this.tpl.id);
-      if (block.reqCondition) {
-        for (const [k, v] of Object.entries(output)) indexed[`${k}_${i + 1}`] = v;
-      }
-      const varLayer = layersWithTarget(layers, this.ctx.target, !isRaw && /\{\{\s*BaseURL\s*\}\}\//.test(entries[i]));
-      const scope = new MutableScope(scopeOf(varLayer, indexed, output));
-      const op = executeOperators(block, scope, unsupported.length > 0);
-      if (block.id) {
-        for (const [k, v] of Object.entries(output)) this.previous[`${block.id}_${k}`] = v;
-        for (const [k, v] of scope.local) this.previous[`${block.id}_${k}`] = v;
-      }
-      if (!op) continue;
-      for (const [k, v] of op.dynamicValues) this.dynamic.set(k, v);
-      this.emit(block, op, resp, req);
-      if (op.matched) {
-        blockMatched = true;
-        if (block.stopAtFirstMatch) break;
+        const output = responseData(resp, req.url, this.ctx.target, this.tpl.id);
+        if (block.reqCondition) {
+          for (const [k, v] of Object.entries(output)) indexed[`${k}_${i + 1}`] = v;
+        }
+        const varLayer = layersWithTarget(layers, this.ctx.target, !isRaw && /\{\{\s*BaseURL\s*\}\}\//.test(entries[i]));
+        const scope = new MutableScope(scopeOf(varLayer, indexed, output));
+        const op = executeOperators(block, scope, unsupported.length > 0);
+        if (block.id) {
+          for (const [k, v] of Object.entries(output)) this.previous[`${block.id}_${k}`] = v;
+          for (const [k, v] of scope.local) this.previous[`${block.id}_${k}`] = v;
+        }
+        if (!op) continue;
+        for (const [k, v] of op.dynamicValues) this.dynamic.set(k, v);
+        this.emit(block, op, resp, req);
+        if (op.matched) {
+          blockMatched = true;
+          if (block.stopAtFirstMatch) break combinations;
+        }
       }
     }
     return blockMatched;

@@ -18,6 +18,7 @@ import { markerUnknownFunctions } from './dsl.js';
 import { parseInfo } from './info.js';
 import { parseNetworkProtocol } from './network.js';
 import { parseBlock } from './requests.js';
+import type { PayloadParseOptions } from './payloads.js';
 import { HOST_PROTOCOLS, parseHostProtocols } from './host-protocols.js';
 
 export type { ParseResult, TemplateIssue } from '../types.js';
@@ -47,11 +48,14 @@ const KNOWN_TOP_LEVEL = new Set<string>([
 /** Variables the engine provides from the target URL. */
 export const TARGET_VARIABLES = ['BaseURL', 'RootURL', 'Hostname', 'Host', 'Port', 'Path', 'File', 'Scheme', 'Query', 'Input', 'FQDN'];
 
+/** `readPayloadFile`: the template library's helper files (payload files); without it a file payload is an error. */
+export type ParseOptions = PayloadParseOptions;
+
 /**
  * Parse a nuclei template. Returns the compiled template when there are no errors, plus every error and warning
  * with its path (e.g. `http[0].matchers[1].type`) and 1-based line/column.
  */
-export function parseTemplate(text: string): ParseResult {
+export function parseTemplate(text: string, options: ParseOptions = {}): ParseResult {
   const lines = new LineCounter();
   if (Buffer.byteLength(text, 'utf8') > MAX_TEMPLATE_BYTES) {
     return { errors: [{ message: `template is larger than ${MAX_TEMPLATE_BYTES} bytes`, path: '' }], warnings: [] };
@@ -168,7 +172,7 @@ export function parseTemplate(text: string): ParseResult {
         }
       }
       httpRaw.forEach((b, i) => {
-        const block = parseBlock(ctx, b, [protocolKey, i], i, knownVars, templateStop);
+        const block = parseBlock(ctx, b, [protocolKey, i], i, knownVars, templateStop, options);
         if (block) requests.push(block);
       });
       if (httpRaw.length === 0) ctx.error(`'${protocolKey}' has no requests`, [protocolKey]);
@@ -194,5 +198,7 @@ export function parseTemplate(text: string): ParseResult {
     warnings: ctx.warnings,
     ...(network ? { network } : {}),
   };
+  const payloadFiles = [...new Set(requests.flatMap((b) => b.payloads?.sets.flatMap((s) => (s.file ? [s.file] : [])) ?? []))];
+  if (payloadFiles.length) template.payloadFiles = payloadFiles;
   return { template, errors: ctx.errors, warnings: ctx.warnings };
 }
