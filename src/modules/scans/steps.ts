@@ -12,7 +12,7 @@ import {
   type WebObservation,
 } from '../../scanner/index.js';
 import { BUILTIN_CHECKS, parsePortSpec, TOP_PORTS } from '../../scanner/index.js';
-import type { ScanOptions } from './schemas.js';
+import { DEFAULT_SCAN_OPTIONS, type ScanOptions } from './schemas.js';
 import { hostsOfTarget, portOfUrl } from './expand.js';
 import { runTemplatesOnWeb, type RunnableTemplate, type TemplateScanSummary } from '../../scanner/nuclei/run-on-web.js';
 import { runTemplatesOnServices } from '../../scanner/nuclei/run-on-services.js';
@@ -161,7 +161,13 @@ export const STEP_RUNNERS = {
     const templates = ctx.templates && anything ? await ctx.templates() : [];
     // Built-in checks and templates run side by side; the limiter bounds what they send to each host together.
     const builtinChecks = ctx.builtinChecks ?? true;
-    const templateDeps = { guard: ctx.guard, limiter: ctx.limiter, timeoutMs: ctx.options.timeoutMs, budgetMs: ctx.templateBudgetMs };
+    const templateDeps = {
+      guard: ctx.guard,
+      limiter: ctx.limiter,
+      timeoutMs: ctx.options.timeoutMs,
+      budgetMs: ctx.templateBudgetMs,
+      maxRequestsPerTemplate: ctx.options.maxRequestsPerTemplatePerEndpoint ?? DEFAULT_SCAN_OPTIONS.maxRequestsPerTemplatePerEndpoint,
+    };
     const noRun = {
       findings: [],
       errors: [],

@@ -3,6 +3,7 @@ import net from 'node:net';
 import {
   clusterKey,
   createNodeHttpSender,
+  REQUEST_CAP_WARNING,
   runTemplateTask,
   type HttpSender,
   type HttpSendResponse,
@@ -49,6 +50,8 @@ export interface TemplateScanDeps {
   templateConcurrency?: number;
   /** Wall-clock budget of one template on one endpoint (TEMPLATE_BUDGET_MS); past it the template is cut off. */
   budgetMs?: number;
+  /** Requests one template may send to one endpoint (scan option maxRequestsPerTemplatePerEndpoint; engine default 100). */
+  maxRequestsPerTemplate?: number;
   signal?: AbortSignal;
 }
 
@@ -219,7 +222,7 @@ function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined): Pro
 }
 
 interface TemplateFailure {
-  code: 'TEMPLATE_REQUEST_FAILED' | 'TEMPLATE_BUDGET_EXCEEDED';
+  code: 'TEMPLATE_REQUEST_FAILED' | 'TEMPLATE_BUDGET_EXCEEDED' | 'TEMPLATE_REQUEST_CAP_REACHED';
   message: string;
 }
 
@@ -267,9 +270,17 @@ export async function runTemplatesOnWeb(
           send: sendAs(template.id),
           budgetMs,
           timeoutMs: deps.timeoutMs,
+          maxRequestsPerTemplate: deps.maxRequestsPerTemplate,
           signal: deps.signal,
           onWarning: (warning) => {
             if (FAILURE_WARNING.test(warning.message)) fail(template.id, { code: 'TEMPLATE_REQUEST_FAILED', message: warning.message });
+            // Not every request was tried: what was not seen is not "fixed", and the owner learns why.
+            else if (warning.message.startsWith(REQUEST_CAP_WARNING)) {
+              fail(template.id, {
+                code: 'TEMPLATE_REQUEST_CAP_REACHED',
+                message: `template stopped: ${warning.message} on this endpoint (scan option maxRequestsPerTemplatePerEndpoint)`,
+              });
+            }
           },
         });
         switch (outcome.status) {
