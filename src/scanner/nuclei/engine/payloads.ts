@@ -57,17 +57,21 @@ export function* payloadCombinations(payloads: BlockPayloads): Generator<Payload
  */
 export function payloadScope(base: DslScope, values: PayloadValues | undefined, withTarget: (scope: DslScope) => DslScope): DslScope {
   if (!values) return base;
+  return scopeOf(base, renderPayloadValues(values, withTarget(base)));
+}
+
+/** Payload values with their own markers rendered against `scope` (a value that cannot be rendered stays as written). */
+export function renderPayloadValues(values: PayloadValues, scope: DslScope): DslRecord {
   const rendered: DslRecord = Object.create(null) as DslRecord;
-  const renderScope = withTarget(base);
   for (const [name, raw] of Object.entries(values)) {
     if (!raw.includes('{{')) {
       rendered[name] = raw;
       continue;
     }
-    const r = renderMarkers(raw, renderScope);
+    const r = renderMarkers(raw, scope);
     rendered[name] = r.unresolved.length || r.errors.length ? raw : r.text;
   }
-  return scopeOf(base, rendered);
+  return rendered;
 }
 
 /** nuclei's `@once` annotation: a raw request sent with the first payload combination only. */

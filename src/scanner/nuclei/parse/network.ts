@@ -4,6 +4,7 @@
  * block's matchers and extractors.
  */
 import type { NetworkAddress, NetworkInput, NetworkRequestBlock } from '../network-types.js';
+import { parsePayloads } from './payloads.js';
 import { type Ctx, isHex, isRecord, pathString, type Seg, typeName } from './context.js';
 import { markerUnknownFunctions, markerVariables } from './dsl.js';
 import { parseOperatorLists } from './operators.js';
@@ -145,10 +146,12 @@ export function parseNetworkBlock(
   for (const key of Object.keys(raw)) {
     if (!BLOCK_FIELDS.has(key)) ctx.warn(`unknown request field '${key}' ignored`, [...segs, key], true);
   }
-  if (raw.payloads !== undefined && raw.payloads !== null) {
-    skipReasons.push('payloads / attack modes are not supported');
-    ctx.warn('payloads / attack modes are not supported; this request block is skipped', [...segs, 'payloads'], true);
-  } else if (raw.attack !== undefined) ctx.warn("'attack' without 'payloads' is ignored", [...segs, 'attack'], true);
+  if (raw.attack !== undefined && (raw.payloads === undefined || raw.payloads === null))
+    ctx.warn("'attack' without 'payloads' is ignored", [...segs, 'attack'], true);
+  // inline payloads only: a network template arrives alone (payload files are an http-import matter for now)
+  const payloadSpec = parsePayloads(ctx, raw, segs, [raw.inputs, raw.host, raw.matchers, raw.extractors]);
+  if (payloadSpec.skip) skipReasons.push(payloadSpec.skip);
+  const payloadNames = new Set(payloadSpec.payloads?.sets.map((s) => s.name));
 
   const addresses = parseHosts(ctx, raw, segs);
   const ports = parsePortList(ctx, raw, 'port', segs);
@@ -198,7 +201,7 @@ export function parseNetworkBlock(
   const unknownVars = new Set<string>();
   for (const text of sent) {
     for (const v of markerVariables(text)) {
-      if (knownVars.has(v) || readNames.has(v) || /^randstr(_\d+)?$/.test(v) || v === 'interactsh-url') continue;
+      if (knownVars.has(v) || readNames.has(v) || payloadNames.has(v) || /^randstr(_\d+)?$/.test(v) || v === 'interactsh-url') continue;
       unknownVars.add(v);
     }
   }
@@ -224,6 +227,7 @@ export function parseNetworkBlock(
     matchersCondition,
     matchers,
     extractors,
+    ...(payloadSpec.payloads ? { payloads: payloadSpec.payloads } : {}),
     skip: skipReasons.length ? [...new Set(skipReasons)].join('; ') : undefined,
   };
 }
