@@ -77,12 +77,13 @@ describe('network payloads', () => {
     expect(out.warnings.map((w) => w.message).join('\n')).toContain('connection limit of 3 per template reached');
   });
 
-  it('refuse a payload file (a network template arrives alone)', () => {
-    const parsed = parseTemplate(
-      tcpTemplate(
-        '  - inputs:\n      - data: "USER {{u}}\\r\\n"\n    host: ["{{Hostname}}"]\n    port: 21\n    payloads:\n      u: helpers/users.txt\n    matchers:\n      - type: word\n        words: ["230"]\n',
-      ),
+  it('read a payload file only through the reader', () => {
+    const yaml = tcpTemplate(
+      '  - inputs:\n      - data: "USER {{u}}\\r\\n"\n    host: ["{{Hostname}}"]\n    port: 21\n    payloads:\n      u: helpers/users.txt\n    matchers:\n      - type: word\n        words: ["230"]\n',
     );
-    expect(parsed.errors[0]!.message).toContain('can only be read from the template library');
+    expect(parseTemplate(yaml).errors[0]!.message).toContain('can only be read from the template library');
+    const read = parseTemplate(yaml, { readPayloadFile: (ref) => (ref === 'helpers/users.txt' ? 'root\nadmin\n' : undefined) });
+    expect(read.template!.network![0]!.payloads!.sets[0]!.values).toEqual(['root', 'admin']);
+    expect(read.template!.payloadFiles).toEqual(['helpers/users.txt']);
   });
 });

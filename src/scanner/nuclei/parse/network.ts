@@ -4,7 +4,7 @@
  * block's matchers and extractors.
  */
 import type { NetworkAddress, NetworkInput, NetworkRequestBlock } from '../network-types.js';
-import { parsePayloads } from './payloads.js';
+import { type PayloadParseOptions, parsePayloads } from './payloads.js';
 import { type Ctx, isHex, isRecord, pathString, type Seg, typeName } from './context.js';
 import { markerUnknownFunctions, markerVariables } from './dsl.js';
 import { parseOperatorLists } from './operators.js';
@@ -137,6 +137,7 @@ export function parseNetworkBlock(
   index: number,
   knownVars: Set<string>,
   templateStopAtFirstMatch: boolean,
+  payloadOptions: PayloadParseOptions = {},
 ): NetworkRequestBlock | undefined {
   if (!isRecord(raw)) {
     ctx.error(`request must be a mapping, got ${typeName(raw)}`, segs);
@@ -148,8 +149,7 @@ export function parseNetworkBlock(
   }
   if (raw.attack !== undefined && (raw.payloads === undefined || raw.payloads === null))
     ctx.warn("'attack' without 'payloads' is ignored", [...segs, 'attack'], true);
-  // inline payloads only: a network template arrives alone (payload files are an http-import matter for now)
-  const payloadSpec = parsePayloads(ctx, raw, segs, [raw.inputs, raw.host, raw.matchers, raw.extractors]);
+  const payloadSpec = parsePayloads(ctx, raw, segs, [raw.inputs, raw.host, raw.matchers, raw.extractors], payloadOptions);
   if (payloadSpec.skip) skipReasons.push(payloadSpec.skip);
   const payloadNames = new Set(payloadSpec.payloads?.sets.map((s) => s.name));
 
@@ -241,6 +241,7 @@ export function parseNetworkProtocol(
   root: Record<string, unknown>,
   knownVars: Set<string>,
   templateStopAtFirstMatch: boolean,
+  payloadOptions: PayloadParseOptions = {},
 ): NetworkRequestBlock[] | undefined {
   const given = (['network', 'tcp'] as const).filter((k) => root[k] !== undefined && root[k] !== null);
   if (given.length === 0) return undefined;
@@ -265,7 +266,7 @@ export function parseNetworkProtocol(
   }
   const blocks: NetworkRequestBlock[] = [];
   list.forEach((b, i) => {
-    const block = parseNetworkBlock(ctx, b, [key, i], i, knownVars, templateStopAtFirstMatch);
+    const block = parseNetworkBlock(ctx, b, [key, i], i, knownVars, templateStopAtFirstMatch, payloadOptions);
     if (block) blocks.push(block);
   });
   // a block without operators is common in multi-step templates (it logs in or triggers something first)

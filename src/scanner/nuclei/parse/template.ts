@@ -179,7 +179,7 @@ export function parseTemplate(text: string, options: ParseOptions = {}): ParseRe
     }
   }
 
-  const network = parseNetworkProtocol(ctx, root, knownVars, templateStop);
+  const network = parseNetworkProtocol(ctx, root, knownVars, templateStop, options);
   // dns/ssl requests get their own input variables, not the URL ones
   const templateVars = new Set([...knownVars].filter((v) => !TARGET_VARIABLES.includes(v)));
   const hostBlocks = parseHostProtocols(ctx, root, templateVars, templateStop, httpRaw !== undefined);
@@ -198,7 +198,7 @@ export function parseTemplate(text: string, options: ParseOptions = {}): ParseRe
     warnings: ctx.warnings,
     ...(network ? { network } : {}),
   };
-  const payloadFiles = [...new Set(requests.flatMap((b) => b.payloads?.sets.flatMap((s) => (s.file ? [s.file] : [])) ?? []))];
+  const payloadFiles = [...new Set([...requests, ...(network ?? [])].flatMap((b) => b.payloads?.sets.flatMap((s) => (s.file ? [s.file] : [])) ?? []))];
   if (payloadFiles.length) template.payloadFiles = payloadFiles;
   return { template, errors: ctx.errors, warnings: ctx.warnings };
 }
