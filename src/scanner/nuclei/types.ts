@@ -337,7 +337,9 @@ export interface DnsRequestBlock extends OperatorBlock {
   /** Resolvers given in the template; ignored (the injected resolver decides), a warning was emitted. */
   resolvers: string[];
   stopAtFirstMatch: boolean;
-  /** When set the block is not run (payloads, trace...); a warning was emitted. */
+  /** `payloads` / `attack` (inline): one question per combination. */
+  payloads?: BlockPayloads;
+  /** When set the block is not run (trace...); a warning was emitted. */
   skip?: string;
 }
 
@@ -445,6 +447,8 @@ export interface HostTarget {
 }
 
 export interface HostRunDeps {
+  /** Questions / handshakes one template may make against the host, payload combinations included. Default 100. */
+  maxRequestsPerTemplate?: number;
   /** Per request timeout: ssl handshakes default to 10 000 ms; dns questions to the resolver's own setting. */
   timeoutMs?: number;
   /** Templates run concurrently. Default 4. */

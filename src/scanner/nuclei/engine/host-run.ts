@@ -9,7 +9,9 @@ import { excerpt } from '../bytes.js';
 import { type DslRecord, type DslScope, type DslValue, renderMarkers, scopeOf } from '../dsl/index.js';
 import type { HostRunDeps, Matcher, NucleiTemplate, OperatorBlock, RunOutput, RunStats, RunWarning, TemplateResult } from '../types.js';
 import { MutableScope, type OperatorResult, type PartResolver, executeOperators } from './operators.js';
-import { createRunStats } from './run.js';
+import type { BlockPayloads } from '../parse/payloads.js';
+import { payloadCombinations, payloadScope, type PayloadValues } from './payloads.js';
+import { createRunStats, REQUEST_CAP_WARNING } from './run.js';
 
 const REQUEST_EXCERPT = 4 * 1024;
 const RESPONSE_EXCERPT = 8 * 1024;
@@ -19,6 +21,7 @@ export interface HostBlock extends OperatorBlock {
   path: string;
   id?: string;
   stopAtFirstMatch: boolean;
+  payloads?: BlockPayloads;
   skip?: string;
 }
 
@@ -42,6 +45,7 @@ export class HostTemplateRun<B extends HostBlock> {
   private readonly previous: DslRecord = Object.create(null) as DslRecord;
   private readonly randstr = new Map<string, string>();
   private readonly vars: DslRecord = Object.create(null) as DslRecord;
+  private requests = 0;
 
   constructor(
     readonly tpl: NucleiTemplate,
@@ -50,6 +54,10 @@ export class HostTemplateRun<B extends HostBlock> {
     readonly stats: RunStats,
     private readonly warnings: RunWarning[],
   ) {}
+
+  private get maxRequests(): number {
+    return Math.max(1, this.deps.maxRequestsPerTemplate ?? 100);
+  }
 
   warn(message: string, path?: string) {
     const w: RunWarning = { templateId: this.tpl.id, path, message };
@@ -122,19 +130,32 @@ export class HostTemplateRun<B extends HostBlock> {
           block.path,
         );
       }
-      const layers = this.scope();
-      const event = await execute(block, layers, this);
-      if (!event) continue;
-      const scope = new MutableScope(scopeOf(layers, event.data));
-      const op = executeOperators(block, scope, unsupported.length > 0, readPart);
-      if (block.id) {
-        for (const [k, v] of Object.entries(event.data)) this.previous[`${block.id}_${k}`] = v;
-        for (const [k, v] of scope.local) this.previous[`${block.id}_${k}`] = v;
+      // once, or once per payload combination (nuclei's generator), each counted against the request cap
+      const rounds: Iterable<PayloadValues | undefined> = block.payloads ? payloadCombinations(block.payloads) : [undefined];
+      for (const payload of rounds) {
+        if (this.deps.signal?.aborted) break;
+        if (this.requests >= this.maxRequests) {
+          this.warn(`${REQUEST_CAP_WARNING} ${this.maxRequests} per template reached; remaining requests skipped`, block.path);
+          return this.results;
+        }
+        this.requests++;
+        const layers = payloadScope(this.scope(), payload, (scope) => scope);
+        const event = await execute(block, layers, this);
+        if (!event) continue;
+        const scope = new MutableScope(scopeOf(layers, event.data));
+        const op = executeOperators(block, scope, unsupported.length > 0, readPart);
+        if (block.id) {
+          for (const [k, v] of Object.entries(event.data)) this.previous[`${block.id}_${k}`] = v;
+          for (const [k, v] of scope.local) this.previous[`${block.id}_${k}`] = v;
+        }
+        if (!op) continue;
+        for (const [k, v] of op.dynamicValues) this.dynamic.set(k, v);
+        this.emit(block, op, event);
+        if (op.matched) {
+          templateMatched = true;
+          if (block.stopAtFirstMatch) break;
+        }
       }
-      if (!op) continue;
-      for (const [k, v] of op.dynamicValues) this.dynamic.set(k, v);
-      this.emit(block, op, event);
-      if (op.matched) templateMatched = true;
     }
     return this.results;
   }
