@@ -142,6 +142,20 @@ describe('payload files of an imported library', () => {
     expect(template.requests[0]!.payloads!.sets[0]!.values).toEqual(['operator']);
   });
 
+  it('may be YAML lists larger than a template (read whole, up to the payload-file bound), and not past that bound', async () => {
+    const lines = Array.from({ length: 30_000 }, (_, i) => `user-${i}`).join('\n');
+    const answer = await importArchive([
+      { path: 'big/http/a.yaml', content: loginTemplate('acme-big-list', 'helpers/users.yaml') },
+      { path: 'big/helpers/users.yaml', content: lines },
+      { path: 'big/http/b.yaml', content: loginTemplate('acme-huge-list', 'helpers/huge.txt') },
+      { path: 'big/helpers/huge.txt', content: 'x'.repeat(1024 * 1024 + 10) },
+    ]);
+    expect(answer.files.find((file) => file.path === 'big/http/a.yaml')).toMatchObject({ status: 'loaded' });
+    expect(answer.files.find((file) => file.path === 'big/http/b.yaml')?.errors?.join()).toContain('is larger than 1048576 bytes');
+    const template = (await loadScanTemplates(server.app.deps, workspaceId)).map((entry) => entry.template).find((t) => t.id === 'acme-big-list')!;
+    expect(template.requests[0]!.payloads!.sets[0]!.values).toHaveLength(30_000);
+  });
+
   it('cannot be named by a single upload (only an archive carries them); inline payloads can', async () => {
     const created = await client.api('POST', BASE, { as: owner, workspaceId, body: { fileName: 'single.yaml' } });
     const withFile = await client.api('POST', `${BASE}/upload`, {

@@ -1,6 +1,6 @@
 import { AppError, ValidationError } from '../../errors.js';
 import { BUILTIN_CHECKS } from '../../scanner/index.js';
-import type { TemplateIssue } from '../../scanner/nuclei/index.js';
+import { MAX_PAYLOAD_FILE_BYTES, type TemplateIssue } from '../../scanner/nuclei/index.js';
 import type { ArchiveEntry } from './archive.js';
 import { type ArchiveHelperFiles, payloadFilesBlob, type PayloadFilesBlob } from './import-files.js';
 import { checkTemplateContent, issueField, sha256 } from './content.js';
@@ -109,8 +109,13 @@ export async function judgeEntry(entry: ArchiveEntry, storedByChecksum: Map<stri
     return { kind: 'skip' };
   }
   if (entry.size > MAX_TEMPLATE_BYTES) {
-    const head = (await entry.read(OVERSIZED_PEEK_BYTES)).toString('utf8');
-    if (!looksLikeTemplate(head)) return { kind: 'skip' };
+    // With helpers wanted, a big YAML list is read whole (up to the payload-file bound) so a template may use it.
+    const bytes = await entry.read(helpers ? MAX_PAYLOAD_FILE_BYTES + 1 : OVERSIZED_PEEK_BYTES);
+    const head = bytes.subarray(0, OVERSIZED_PEEK_BYTES).toString('utf8');
+    if (!looksLikeTemplate(head)) {
+      helpers?.keep(path, bytes.toString('utf8'));
+      return { kind: 'skip' };
+    }
     return { kind: 'rejected', path, errors: [`A template may be at most ${MAX_TEMPLATE_BYTES} bytes; this one has ${entry.size}`] };
   }
   const content = (await entry.read(MAX_TEMPLATE_BYTES + 1)).toString('utf8');
