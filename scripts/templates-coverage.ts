@@ -10,9 +10,13 @@
  * - Protocol: the template's request-block keys as nuclei names them (`requests` counts as http, `tcp` as
  *   network, `workflows` as workflow); a template with blocks of several protocols counts once, as "multi".
  * - Causes are the engine's messages with template-specific parts stripped; a template counts once per cause.
+ * - Payload files (`payloads: {x: helpers/wordlists/y.txt}`) are looked up as nuclei looks them up on disk and as
+ *   an import of the library finds them in its archive: the template's folder, then each folder above it (so
+ *   `<library>/http` finds `<library>/helpers`).
  */
-import { readdirSync, readFileSync } from 'node:fs';
-import { join, relative, resolve, sep } from 'node:path';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import { payloadFileProblem, type PayloadFileReader } from '../src/scanner/nuclei/index.js';
 import { fileURLToPath } from 'node:url';
 import { classifyFile } from './templates-coverage/classify.js';
 import { buildReport, type CoverageReport, type FileOutcome, formatReport } from './templates-coverage/report.js';
@@ -35,12 +39,24 @@ function yamlFiles(dir: string): string[] {
   return found.sort();
 }
 
+/** nuclei's helper-file lookup from a template's folder upwards; references that would leave a library are refused first. */
+function payloadReader(templatePath: string): PayloadFileReader {
+  return (reference) => {
+    if (payloadFileProblem(reference)) return undefined;
+    for (let dir = dirname(templatePath); ; dir = dirname(dir)) {
+      const candidate = join(dir, reference);
+      if (existsSync(candidate) && statSync(candidate).isFile()) return readFileSync(candidate, 'utf8');
+      if (dirname(dir) === dir) return undefined;
+    }
+  };
+}
+
 export function measureCoverage(folder: string): CoverageReport {
   const started = performance.now();
   const root = resolve(folder);
   const outcomes: FileOutcome[] = yamlFiles(root).map((path) => ({
     relativePath: relative(root, path).split(sep).join('/'),
-    classified: classifyFile(readFileSync(path, 'utf8')),
+    classified: classifyFile(readFileSync(path, 'utf8'), payloadReader(path)),
   }));
   return buildReport(folder, outcomes, Math.round(performance.now() - started));
 }

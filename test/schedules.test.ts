@@ -170,6 +170,8 @@ describe('scan schedules over REST', () => {
       [{ cron: '*/1 * * * *' }, 'cron'],
       [{ timeZone: 'Nowhere/Land' }, 'timeZone'],
       [{ options: { maxRedirects: 99 } }, 'options.maxRedirects'],
+      [{ options: { maxRequestsPerTemplatePerEndpoint: 0 } }, 'options.maxRequestsPerTemplatePerEndpoint'],
+      [{ options: { maxRequestsPerTemplatePerEndpoint: 10_001 } }, 'options.maxRequestsPerTemplatePerEndpoint'],
       [{ targetId: randomUUID() }, 'targetId'],
     ] as const) {
       const bad = await client.api('PATCH', path, { as: owner, workspaceId, body });

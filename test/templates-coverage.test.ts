@@ -121,3 +121,24 @@ describe('templates:coverage', () => {
     expect(missing.errors).toContain('no such file or directory');
   });
 });
+
+describe('templates:coverage with payload files', () => {
+  it('finds a payload file as nuclei does, in a folder above the template (even above the measured folder)', () => {
+    const library = mkdtempSync(join(tmpdir(), 'templates-coverage-payloads-'));
+    try {
+      const login = (file: string) =>
+        `id: acme-login\n${info}http:\n  - method: GET\n    path:\n      - "{{BaseURL}}/login?user={{user}}"\n    payloads:\n      user: ${file}\n    matchers:\n      - type: status\n        status: [302]\n`;
+      mkdirSync(join(library, 'http/default-logins'), { recursive: true });
+      mkdirSync(join(library, 'helpers/wordlists'), { recursive: true });
+      writeFileSync(join(library, 'helpers/wordlists/users.txt'), 'admin\nroot\n');
+      writeFileSync(join(library, 'http/default-logins/found.yaml'), login('helpers/wordlists/users.txt'));
+      writeFileSync(join(library, 'http/default-logins/missing.yaml'), login('helpers/wordlists/nobody.txt').replace('acme-login', 'acme-missing'));
+      const { code, output } = run([join(library, 'http'), '--json']);
+      expect(code).toBe(0);
+      const report = JSON.parse(output) as CoverageReport;
+      expect(report.totals).toEqual({ total: 2, loaded: 1, warnings: 0, rejected: 1 });
+    } finally {
+      rmSync(library, { recursive: true, force: true });
+    }
+  });
+});

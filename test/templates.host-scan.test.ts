@@ -47,6 +47,23 @@ ssl:
         dsl: ["subject_cn"]
 `;
 
+// dkim-record-detect style: one question per selector
+const DKIM = `id: acme-dkim
+info:
+  name: DKIM record
+  author: tests
+  severity: info
+
+dns:
+  - name: "{{selector}}._domainkey.{{FQDN}}"
+    type: TXT
+    payloads:
+      selector: [s1, s2, s3]
+    matchers:
+      - type: word
+        words: ["v=DKIM1"]
+`;
+
 let server: TestApp;
 let client: Client;
 let dns: TestDnsServer;
@@ -64,6 +81,7 @@ beforeAll(async () => {
           { name: '@', type: 'TXT', data: 'v=spf1 include:_spf.acme.test ~all' },
           { name: 'nospf', type: 'A', data: '127.0.0.1' },
           { name: 'nospf', type: 'TXT', data: 'hello' },
+          { name: 's3._domainkey', type: 'TXT', data: 'v=DKIM1; k=rsa; p=MIGfMA0GCSqGSIb3DQEBAQUAA4GNADCBiQ' },
         ],
       },
     ],
@@ -116,6 +134,28 @@ describe('dns and ssl templates in a scan', { timeout: 120_000 }, () => {
 
     const step = await server.db.prisma.scanStep.findFirstOrThrow({ where: { scanId: scan.id, name: 'checks' } });
     expect(step.output).toMatchObject({ hostCheckIds: ['acme-spf-detect'], serviceCheckIds: ['acme-self-signed'] });
+  });
+
+  it('payload questions stop at the scan option maxRequestsPerTemplatePerEndpoint, reported as such, with no finding they did not see', async () => {
+    const owner = await client.signUp('HostTemplaterCapped');
+    const workspaceId = (await client.createWorkspace(owner)).id;
+    await uploadTemplate(client, owner, workspaceId, 'dkim.yaml', DKIM);
+    const target = await addTarget(client, owner, workspaceId, 'acme.test');
+    const dkimQuestions = () => dns.queryLog().filter((q) => q.name.endsWith('._domainkey.acme.test')).length;
+
+    const before = dkimQuestions();
+    const capped = await startScan(client, owner, workspaceId, target.id, { ports: String(tlsPort), timeoutMs: 5_000, maxRequestsPerTemplatePerEndpoint: 2 });
+    expect(await waitForScan(client, owner, workspaceId, capped.id)).toMatchObject({ status: 'COMPLETED', error: null });
+    expect(dkimQuestions() - before).toBe(2);
+    const step = await server.db.prisma.scanStep.findFirstOrThrow({ where: { scanId: capped.id, name: 'checks' } });
+    expect((step.output as { errors: { code: string; target?: string }[] }).errors).toContainEqual(
+      expect.objectContaining({ code: 'TEMPLATE_REQUEST_CAP_REACHED', target: 'acme-dkim host:acme.test' }),
+    );
+    expect(await server.db.prisma.finding.count({ where: { workspaceId, checkId: 'acme-dkim' } })).toBe(0);
+
+    const full = await startScan(client, owner, workspaceId, target.id, { ports: String(tlsPort), timeoutMs: 5_000 });
+    expect(await waitForScan(client, owner, workspaceId, full.id)).toMatchObject({ status: 'COMPLETED', error: null });
+    expect(await server.db.prisma.finding.count({ where: { workspaceId, checkId: 'acme-dkim' } })).toBe(1);
   });
 
   it('a name without the record and a service with a CA-signed certificate raise nothing', async () => {

@@ -55,11 +55,12 @@ http:
 ${options.extra ?? ''}`;
 }
 
-/** A second request with payloads: the engine does not run those (a warning), and runs the rest. */
+/** A second request with fuzzing payloads (aggression levels): the engine does not run those (a warning), and runs the rest. */
 const PAYLOADS = `  - method: GET
     path: ["{{BaseURL}}/login?user={{user}}"]
     payloads:
-      user: [admin, root]
+      user:
+        low: [admin, root]
     matchers:
       - type: word
         words: ["welcome"]
@@ -126,7 +127,7 @@ function expectLibraryAnswer(body: any, prefix: string) {
   });
   expect(byPath.get(`${prefix}/http/misc/with-payloads.yaml`)).toMatchObject({
     status: 'warnings',
-    warnings: [expect.stringMatching(/^http\[1\]\.payloads \(line \d+, column \d+\): .*payloads/)],
+    warnings: [expect.stringMatching(/^http\[1\]\.payloads\.user \(line \d+, column \d+\): .*payloads/)],
   });
   expect(byPath.get(`${prefix}/http/misc/broken.yaml`)).toEqual({
     path: `${prefix}/http/misc/broken.yaml`,
@@ -162,7 +163,7 @@ describe('POST /api/v1/api/templates/import', () => {
       content: templateYaml('tgz-acme-panel'),
     });
     const withWarnings = stored.find((row) => row.nucleiId === 'tgz-with-payloads')!;
-    expect(withWarnings.warnings).toEqual([expect.objectContaining({ path: 'http[1].payloads' })]);
+    expect(withWarnings.warnings).toEqual([expect.objectContaining({ path: 'http[1].payloads.user' })]);
   });
 
   it('imports a .zip the same way', async () => {

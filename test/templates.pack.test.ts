@@ -657,6 +657,57 @@ describe('template findings', () => {
     ]);
   });
 
+  it('stop a payload attack at maxRequestsPerTemplate, counted at the server, with an error and no finding it did not see', async () => {
+    const { template, errors } = parseTemplate(`id: default-login-flood
+info:
+  name: Default login
+  severity: high
+http:
+  - raw:
+      - |
+        POST /login HTTP/1.1
+        Host: {{Hostname}}
+        Content-Type: application/x-www-form-urlencoded
+
+        user={{user}}&pass={{pass}}
+    attack: clusterbomb
+    payloads:
+      user: [root, admin]
+      pass: [a, b, c, s3cret]
+    stop-at-first-match: true
+    matchers:
+      - type: status
+        status: [302]
+`);
+    expect(errors).toEqual([]);
+    const attempts: string[] = [];
+    current = {
+      bare: true,
+      routes: {
+        '/login': (_req, res, body) => {
+          attempts.push(body);
+          res.writeHead(body === 'user=admin&pass=s3cret' ? 302 : 200, { location: '/home' }).end('ok');
+        },
+      },
+    };
+    const capped = await runTemplatesOnWeb([{ template: template! }], [webOf(false)], { guard, maxRequestsPerTemplate: 5 });
+    expect(attempts).toHaveLength(5);
+    expect(capped.findings).toEqual([]);
+    expect(capped.errors).toEqual([
+      {
+        code: 'TEMPLATE_REQUEST_CAP_REACHED',
+        message: expect.stringContaining('maxRequestsPerTemplatePerEndpoint'),
+        target: `default-login-flood web:http://127.0.0.1:${plain.port}`,
+      },
+    ]);
+    attempts.length = 0;
+    const enough = await runTemplatesOnWeb([{ template: template! }], [webOf(false)], { guard, maxRequestsPerTemplate: 100 });
+    // the 8th pair works; stop-at-first-match ends the attack there
+    expect(attempts).toHaveLength(8);
+    expect(enough.errors).toEqual([]);
+    expect(enough.findings.map((finding) => finding.checkId)).toEqual(['default-login-flood']);
+  });
+
   it('send a request many templates make once per endpoint when clustering is on', async () => {
     current = { routes: {}, bare: false };
     const on = await runTemplatesOnWeb(pack, [webOf(false)], { guard, cluster: true });

@@ -198,13 +198,16 @@ describe("a workspace's own templates", () => {
     const extra = `  - method: GET
     path: ["{{BaseURL}}/login?user={{user}}"]
     payloads:
-      user: [admin, root]
+      user:
+        low: [admin, root]
     matchers:
       - type: word
         words: ["welcome"]
 `;
     const result = await createAndUpload('with-payloads.yaml', templateYaml('acme-with-payloads', extra));
-    expect(result.warnings).toEqual([expect.objectContaining({ path: 'http[1].payloads', line: 25, column: 5, message: expect.stringMatching(/payloads/) })]);
+    expect(result.warnings).toEqual([
+      expect.objectContaining({ path: 'http[1].payloads.user', line: 26, column: 7, message: expect.stringMatching(/aggression levels/) }),
+    ]);
     const read = await client.api('GET', `${BASE}/${result.template.id}`, { as: member, workspaceId });
     expect(read.body.warnings).toEqual(result.warnings);
   });

@@ -13,7 +13,8 @@ import { resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { archiveEntries, type ArchiveFormat } from '../../src/modules/templates/archive.js';
-import { judgeEntry } from '../../src/modules/templates/import-judge.js';
+import { ArchiveHelperFiles } from '../../src/modules/templates/import-files.js';
+import { judgeContent, judgeEntry } from '../../src/modules/templates/import-judge.js';
 import { importLimits } from '../../src/modules/templates/import.js';
 import { startTestApp } from '../../test/support/app.js';
 import { clientFor } from '../../test/support/client.js';
@@ -61,9 +62,15 @@ function touchedTarGz(bytes: Buffer): Buffer {
 async function judgeOnly(path: string, format: ArchiveFormat): Promise<{ ms: number; judged: number }> {
   const started = performance.now();
   let judged = 0;
+  // as import.ts: helper files kept, templates with payloads judged once the archive has been read
+  const helpers = new ArchiveHelperFiles();
+  const deferred: { path: string; content: string }[] = [];
   for await (const entry of archiveEntries(createReadStream(path), format, importLimits(512 * 1024 * 1024))) {
-    if ((await judgeEntry(entry, new Map())).kind !== 'skip') judged += 1;
+    const verdict = await judgeEntry(entry, new Map(), helpers);
+    if (verdict.kind === 'deferred') deferred.push(verdict);
+    else if (verdict.kind !== 'skip') judged += 1;
   }
+  for (const entry of deferred) if (judgeContent(entry.path, entry.content, helpers).kind !== 'skip') judged += 1;
   return { ms: performance.now() - started, judged };
 }
 

@@ -5,6 +5,7 @@
 import { isMap, isScalar, parseDocument } from 'yaml';
 import { AppError } from '../../src/errors.js';
 import { checkTemplateContent } from '../../src/modules/templates/content.js';
+import type { PayloadFileReader } from '../../src/scanner/nuclei/index.js';
 
 /**
  * nuclei's request-block keys (pkg/templates/templates.go) and the protocol each one counts under; the legacy
@@ -108,14 +109,15 @@ function distinctCauses(messages: string[]): string[] {
   return [...new Set(messages.flatMap(causeKeys))];
 }
 
-export function classifyFile(text: string): ClassifiedFile {
+/** `readPayloadFile`: the library's helper files, as an import of the library would provide them. */
+export function classifyFile(text: string, readPayloadFile?: PayloadFileReader): ClassifiedFile {
   const keys = topLevelKeys(text);
   const protocols = classifyProtocols(keys);
   const protocol = protocols.length === 0 ? NO_PROTOCOL : protocols.length === 1 ? protocols[0]! : MULTI_PROTOCOL;
   const template = keys.includes('id') && keys.includes('info');
   if (!template) return { template, protocol, protocols, status: 'rejected', causes: [] };
   try {
-    const checked = checkTemplateContent(text);
+    const checked = checkTemplateContent(text, readPayloadFile);
     if (checked.warnings.length === 0) return { template, protocol, protocols, status: 'loaded', causes: [] };
     return { template, protocol, protocols, status: 'warnings', causes: distinctCauses(checked.warnings.map((w) => w.message)) };
   } catch (error) {

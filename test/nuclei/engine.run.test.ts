@@ -20,7 +20,7 @@ http:
     expect(out.warnings.some((w) => w.message.includes('xpath'))).toBe(true);
   });
 
-  it('does not send blocks that need payloads or interactsh', async () => {
+  it('does not send blocks that need fuzzing payloads or interactsh', async () => {
     const before = server.log.length;
     const out = await run(`${header('skipped-blocks')}
 http:
@@ -32,7 +32,8 @@ http:
         user={{user}}&pass={{pass}}
     attack: clusterbomb
     payloads:
-      user: [admin]
+      user:
+        low: [admin]
       pass: [admin, password]
     matchers:
       - type: status

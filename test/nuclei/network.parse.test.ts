@@ -183,12 +183,12 @@ describe('parseTemplate: network blocks', () => {
     expect(r.errors.find((e) => e.path === 'tcp[0].inputs[0].data')?.line).toBe(9);
   });
 
-  it('warns about and skips what it cannot run: payloads, interactsh, unknown helpers', () => {
+  it('warns about and skips what it cannot run: fuzzing payloads, interactsh, unknown helpers', () => {
     const payloads = parseTemplate(
-      `${head}tcp:\n  - host: ["{{Hostname}}"]\n    port: 25\n    attack: clusterbomb\n    payloads:\n      user: [root, admin]\n    inputs:\n      - data: "VRFY {{user}}\\r\\n"\n    matchers:\n      - type: word\n        words: ["252"]\n`,
+      `${head}tcp:\n  - host: ["{{Hostname}}"]\n    port: 25\n    attack: clusterbomb\n    payloads:\n      user:\n        low: [root, admin]\n    inputs:\n      - data: "VRFY {{user}}\\r\\n"\n    matchers:\n      - type: word\n        words: ["252"]\n`,
     );
     expect(payloads.template!.network![0]!.skip).toContain('payloads');
-    expect(messages(payloads.warnings)).toContain('tcp[0].payloads: payloads / attack modes are not supported');
+    expect(messages(payloads.warnings)).toContain('tcp[0].payloads.user: payloads with aggression levels (low/medium/high) are not supported');
     const jarm = parseTemplate(`${head}tcp:\n  - host: ["{{Hostname}}"]\n    matchers:\n      - type: dsl\n        dsl: ["jarm(Hostname) == 'abc'"]\n`);
     expect(jarm.template!.network![0]!.matchers[0]!.unsupported).toContain('jarm');
     const oast = parseTemplate(

@@ -65,7 +65,7 @@ dns:
     expect(r.errors[1].line).toBe(8);
   });
 
-  it('skips blocks it cannot run faithfully: payloads (dkim-record-detect), trace; ignores template resolvers', () => {
+  it('takes payloads (dkim-record-detect); skips blocks it cannot run faithfully: trace; ignores template resolvers', () => {
     const r = parseTemplate(`${header('dkim-record-detect')}
 dns:
   - name: "{{selector}}._domainkey.{{FQDN}}"
@@ -87,12 +87,12 @@ dns:
 `);
     expect(r.errors).toEqual([]);
     const [dkim, traced] = r.template!.dns!;
-    expect(dkim.skip).toBe('payloads / attack modes are not supported');
+    expect(dkim.skip).toBeUndefined();
+    expect(dkim.payloads).toEqual({ attack: 'batteringram', sets: [{ name: 'selector', values: ['default', 'google'] }] });
     expect(traced.skip).toContain('trace');
     expect(traced.resolvers).toEqual(['1.1.1.1']);
     expect(messages(r.warnings)).toEqual(
       expect.arrayContaining([
-        'dns[0].payloads: payloads / attack modes are not supported; this request block is skipped',
         'dns[1].trace: trace (iterative resolution from the root servers) is not supported; this request block is skipped',
         "dns[1].resolvers: 'resolvers' is ignored: questions go to the scanner's DNS servers (SCAN_DNS_SERVERS)",
       ]),

@@ -272,7 +272,8 @@ http:
 
         user={{username}}&pass={{password}}
     payloads:
-      username: [admin]
+      username:
+        low: [admin]
       password: [admin]
     attack: pitchfork
     matchers:
@@ -327,7 +328,7 @@ http:
     const paths = r.warnings.map((w) => w.path);
     expect(paths).toEqual(
       expect.arrayContaining([
-        'http[0].payloads',
+        'http[0].payloads.username',
         'http[2].pipeline',
         'http[3]',
         'http[4]',

@@ -33,6 +33,11 @@ export async function scanEnabledHosts(ctx: ServiceContext, workspaceId: string,
 async function profileOfLastScan(ctx: ServiceContext, workspaceId: string, targetId: string): Promise<ScanOptionsInput> {
   const last = await ctx.deps.prisma.scan.findFirst({ where: { workspaceId, targetId }, orderBy: { createdAt: 'desc' }, select: { options: true } });
   if (!last) return {};
-  const { ports, timeoutMs, portConcurrency, requestsPerSecond, maxRedirects } = last.options as unknown as Partial<ScanOptions>;
-  return Object.fromEntries(Object.entries({ ports, timeoutMs, portConcurrency, requestsPerSecond, maxRedirects }).filter(([, value]) => value !== undefined));
+  const { ports, timeoutMs, portConcurrency, requestsPerSecond, maxRedirects, maxRequestsPerTemplatePerEndpoint } =
+    last.options as unknown as Partial<ScanOptions>;
+  return Object.fromEntries(
+    Object.entries({ ports, timeoutMs, portConcurrency, requestsPerSecond, maxRedirects, maxRequestsPerTemplatePerEndpoint }).filter(
+      ([, value]) => value !== undefined,
+    ),
+  );
 }

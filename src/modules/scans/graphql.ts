@@ -103,6 +103,10 @@ export const ScanOptionsInput = builder.inputType('ScanOptionsInput', {
     portConcurrency: t.int({ description: 'Concurrent connection attempts, 1 to 500.' }),
     requestsPerSecond: t.int({ description: 'Per-host request rate, 1 to 1000.' }),
     maxRedirects: t.int({ description: 'Redirects followed by the HTTP probe, 0 to 10.' }),
+    maxRequestsPerTemplatePerEndpoint: t.int({
+      description:
+        'Requests one nuclei template may send to one endpoint, payload combinations included, 1 to 10000 (default 100). A template that reaches it stops and is reported in the step errors (TEMPLATE_REQUEST_CAP_REACHED).',
+    }),
     discovery: t.field({ type: DiscoveryOptionsInput }),
     templateSelection: t.field({
       type: TemplateSelectionInput,

@@ -41,6 +41,12 @@ export function closeSteps(chosen: readonly ScanStepName[]): ScanStepName[] {
   return SCAN_STEP_NAMES.filter((step) => wanted.has(step));
 }
 
+/**
+ * Bound of `maxRequestsPerTemplatePerEndpoint`: a template that would send more (payload attacks: default logins,
+ * wordlists) stops there and says so; the default keeps a default-login template from flooding a login form.
+ */
+export const MAX_REQUESTS_PER_TEMPLATE_PER_ENDPOINT = 10_000;
+
 /** Scan settings, within safe bounds. Absent fields take the workspace's default profile. */
 export const scanOptionsInput = z
   .object({
@@ -60,6 +66,13 @@ export const scanOptionsInput = z
     portConcurrency: z.number().int().min(1).max(500).optional(),
     requestsPerSecond: z.number().int().min(1).max(1_000).optional(),
     maxRedirects: z.number().int().min(0).max(10).optional(),
+    maxRequestsPerTemplatePerEndpoint: z
+      .number()
+      .int()
+      .min(1)
+      .max(MAX_REQUESTS_PER_TEMPLATE_PER_ENDPOINT)
+      .optional()
+      .meta({ description: 'Requests one nuclei template may send to one endpoint, payload combinations included (default 100).' }),
     discovery: discoveryOptionsInput.optional(),
     templateSelection: templateSelectionInput.optional().meta({
       description: "Narrows the workspace's template selection for this scan (a template runs when both select it); useDefaultPack, when given, decides.",
@@ -77,6 +90,8 @@ export interface ScanOptions {
   portConcurrency: number;
   requestsPerSecond: number;
   maxRedirects: number;
+  /** Absent on scans stored before the option existed: DEFAULT_SCAN_OPTIONS applies. */
+  maxRequestsPerTemplatePerEndpoint?: number;
   discovery: DiscoveryOptions;
   /** The scan's own template selection (normalised); absent: the workspace's alone. */
   templateSelection?: TemplateSelection;
@@ -86,11 +101,12 @@ export interface ScanOptions {
   hosts?: string[];
 }
 
-export const DEFAULT_SCAN_OPTIONS: Omit<ScanOptions, 'steps' | 'discovery' | 'hosts' | 'templateSelection' | 'templateVariableNames'> = {
+export const DEFAULT_SCAN_OPTIONS: Required<Omit<ScanOptions, 'steps' | 'discovery' | 'hosts' | 'ports' | 'templateSelection' | 'templateVariableNames'>> = {
   timeoutMs: 3_000,
   portConcurrency: 100,
   requestsPerSecond: 50,
   maxRedirects: 5,
+  maxRequestsPerTemplatePerEndpoint: 100,
 };
 
 /**

@@ -12,7 +12,7 @@ import {
   type WebObservation,
 } from '../../scanner/index.js';
 import { BUILTIN_CHECKS, parsePortSpec, TOP_PORTS } from '../../scanner/index.js';
-import type { ScanOptions } from './schemas.js';
+import { DEFAULT_SCAN_OPTIONS, type ScanOptions } from './schemas.js';
 import { hostsOfTarget, portOfUrl } from './expand.js';
 import { runTemplatesOnWeb, type RunnableTemplate, type TemplateScanSummary } from '../../scanner/nuclei/run-on-web.js';
 import { runTemplatesOnServices } from '../../scanner/nuclei/run-on-services.js';
@@ -168,7 +168,14 @@ export const STEP_RUNNERS = {
     const builtinChecks = ctx.builtinChecks ?? true;
     // A URL target's path and query reach the templates run on the endpoint it names (nuclei's input URL).
     const targetUrl = ctx.target.type === 'url' ? ctx.target.value : undefined;
-    const templateDeps = { guard: ctx.guard, limiter: ctx.limiter, timeoutMs: ctx.options.timeoutMs, budgetMs: ctx.templateBudgetMs, targetUrl };
+    const templateDeps = {
+      guard: ctx.guard,
+      limiter: ctx.limiter,
+      timeoutMs: ctx.options.timeoutMs,
+      budgetMs: ctx.templateBudgetMs,
+      targetUrl,
+      maxRequestsPerTemplate: ctx.options.maxRequestsPerTemplatePerEndpoint ?? DEFAULT_SCAN_OPTIONS.maxRequestsPerTemplatePerEndpoint,
+    };
     const noRun = {
       findings: [],
       errors: [],

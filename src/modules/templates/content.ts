@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Lexer } from 'yaml';
 import { AppError, ValidationError, type FieldIssue } from '../../errors.js';
-import { parseTemplate, type NucleiTemplate, type TemplateIssue } from '../../scanner/nuclei/index.js';
+import { parseTemplate, type NucleiTemplate, type PayloadFileReader, type TemplateIssue } from '../../scanner/nuclei/index.js';
 import { MAX_TEMPLATE_BYTES } from './schemas.js';
 
 /**
@@ -104,9 +104,10 @@ function structureProblem(text: string): TemplateIssue | undefined {
 
 /**
  * The template as the engine will run it, or an error: 413 for oversized content, 400 (with every problem's
- * path and line in `details`) for content that is not a valid nuclei template.
+ * path and line in `details`) for content that is not a valid nuclei template. `readPayloadFile`: the helper
+ * files of the archive the template is imported with; without it a payload file is an error (import-files.ts).
  */
-export function checkTemplateContent(text: string): CheckedTemplate {
+export function checkTemplateContent(text: string, readPayloadFile?: PayloadFileReader): CheckedTemplate {
   const sizeBytes = Buffer.byteLength(text, 'utf8');
   if (sizeBytes > MAX_TEMPLATE_BYTES) {
     throw new AppError('PAYLOAD_TOO_LARGE', `A template may be at most ${MAX_TEMPLATE_BYTES} bytes; this one has ${sizeBytes}`);
@@ -116,7 +117,7 @@ export function checkTemplateContent(text: string): CheckedTemplate {
   if (early) throw invalid([early]);
   let parsed: ReturnType<typeof parseTemplate>;
   try {
-    parsed = parseTemplate(text);
+    parsed = parseTemplate(text, { readPayloadFile });
   } catch (error) {
     // parseTemplate reports what it knows as errors; anything thrown is the YAML library giving up on the input.
     throw invalid([{ message: `the template could not be read: ${(error as Error).message.split('\n')[0]}`, path: '' }]);

@@ -1,7 +1,8 @@
 import { AppError, ValidationError } from '../../errors.js';
 import { BUILTIN_CHECKS } from '../../scanner/index.js';
-import type { TemplateIssue } from '../../scanner/nuclei/index.js';
+import { MAX_PAYLOAD_FILE_BYTES, type TemplateIssue } from '../../scanner/nuclei/index.js';
 import type { ArchiveEntry } from './archive.js';
+import { type ArchiveHelperFiles, payloadFilesBlob, type PayloadFilesBlob } from './import-files.js';
 import { checkTemplateContent, issueField, sha256 } from './content.js';
 import { describe } from './pack.js';
 import { MAX_TEMPLATE_BYTES } from './schemas.js';
@@ -22,6 +23,8 @@ export interface StoredTemplate {
   fileName: string;
   templateKey: string | null;
   checksum: string | null;
+  /** sha256 of the payload files stored beside it (null: none). */
+  payloadFilesChecksum: string | null;
   warnings: TemplateIssue[];
 }
 
@@ -30,7 +33,20 @@ export type Judged =
   | { kind: 'rejected'; path: string; errors: string[] }
   /** Same bytes as a stored template: nothing to parse or write. */
   | { kind: 'unchanged'; path: string; stored: StoredTemplate }
-  | { kind: 'template'; path: string; content: string; nucleiId: string; fields: ReturnType<typeof describe>; warnings: TemplateIssue[] };
+  /** A template with payloads: judged once the whole archive (its helper files) has been read. */
+  | { kind: 'deferred'; path: string; content: string }
+  | {
+      kind: 'template';
+      path: string;
+      content: string;
+      nucleiId: string;
+      fields: ReturnType<typeof describe>;
+      warnings: TemplateIssue[];
+      payloadFiles?: PayloadFilesBlob;
+    };
+
+/** Templates that may name payload files wait for the end of the archive (helper files may come after them). */
+const HAS_PAYLOADS = /^[ \t-]*["']?payloads["']?[ \t]*:/m;
 
 export function issueText(issue: TemplateIssue): string {
   return `${issueField(issue)}: ${issue.message}`;
@@ -78,31 +94,64 @@ function errorsOf(error: AppError): string[] {
 
 const BUILTIN_CHECK_IDS = new Set(BUILTIN_CHECKS.map((check) => check.id));
 
-/** Reads and judges one entry. `storedByChecksum`: the workspace's own templates, by content hash. */
-export async function judgeEntry(entry: ArchiveEntry, storedByChecksum: Map<string, StoredTemplate>): Promise<Judged> {
+/**
+ * Reads and judges one entry. `storedByChecksum`: the workspace's own templates, by content hash; `helpers`
+ * keeps the files that are not templates (payload files templates may name).
+ */
+export async function judgeEntry(entry: ArchiveEntry, storedByChecksum: Map<string, StoredTemplate>, helpers?: ArchiveHelperFiles): Promise<Judged> {
   const unsafe = unsafePathProblem(entry.path);
   const path = reportedPath(entry.path.replace(/^(\.\/)+/, ''));
   if (unsafe) return { kind: 'rejected', path, errors: [unsafe] };
   if (entry.kind === 'symlink' || entry.kind === 'hardlink' || entry.kind === 'other') return { kind: 'rejected', path, errors: [LINK_PROBLEM[entry.kind]] };
-  if (entry.kind === 'directory' || isHidden(path) || !/\.ya?ml$/i.test(path)) return { kind: 'skip' };
+  if (entry.kind === 'directory' || isHidden(path)) return { kind: 'skip' };
+  if (!/\.ya?ml$/i.test(path)) {
+    await helpers?.offer(path, (limit) => entry.read(limit));
+    return { kind: 'skip' };
+  }
   if (entry.size > MAX_TEMPLATE_BYTES) {
-    const head = (await entry.read(OVERSIZED_PEEK_BYTES)).toString('utf8');
-    if (!looksLikeTemplate(head)) return { kind: 'skip' };
+    // With helpers wanted, a big YAML list is read whole (up to the payload-file bound) so a template may use it.
+    const bytes = await entry.read(helpers ? MAX_PAYLOAD_FILE_BYTES + 1 : OVERSIZED_PEEK_BYTES);
+    const head = bytes.subarray(0, OVERSIZED_PEEK_BYTES).toString('utf8');
+    if (!looksLikeTemplate(head)) {
+      helpers?.keep(path, bytes.toString('utf8'));
+      return { kind: 'skip' };
+    }
     return { kind: 'rejected', path, errors: [`A template may be at most ${MAX_TEMPLATE_BYTES} bytes; this one has ${entry.size}`] };
   }
   const content = (await entry.read(MAX_TEMPLATE_BYTES + 1)).toString('utf8');
-  if (!looksLikeTemplate(content)) return { kind: 'skip' };
+  if (!looksLikeTemplate(content)) {
+    // a YAML payload list is a helper file like any other
+    helpers?.keep(path, content);
+    return { kind: 'skip' };
+  }
+  if (helpers && HAS_PAYLOADS.test(content)) return { kind: 'deferred', path, content };
   const stored = storedByChecksum.get(sha256(content));
-  if (stored) return { kind: 'unchanged', path, stored };
+  if (stored && !stored.payloadFilesChecksum) return { kind: 'unchanged', path, stored };
+  return judgeContent(path, content);
+}
+
+/** Judges a template's text; `helpers`: the archive's helper files, for its payload files. */
+export function judgeContent(path: string, content: string, helpers?: ArchiveHelperFiles): Judged {
+  const reader = helpers?.readerFor(path);
   let checked: ReturnType<typeof checkTemplateContent>;
+  let payloadFiles: PayloadFilesBlob | undefined;
   try {
-    checked = checkTemplateContent(content);
+    checked = checkTemplateContent(content, reader);
+    payloadFiles = reader ? payloadFilesBlob(checked.template, reader) : undefined;
   } catch (error) {
     if (error instanceof AppError) return { kind: 'rejected', path, errors: errorsOf(error) };
-    throw error;
+    return { kind: 'rejected', path, errors: [(error as Error).message] };
   }
   if (BUILTIN_CHECK_IDS.has(checked.template.id)) {
     return { kind: 'rejected', path, errors: [`The id ${checked.template.id} belongs to a built-in check; give the template another id`] };
   }
-  return { kind: 'template', path, content, nucleiId: checked.template.id, fields: describe(checked), warnings: [...checked.warnings] };
+  return {
+    kind: 'template',
+    path,
+    content,
+    nucleiId: checked.template.id,
+    fields: describe(checked),
+    warnings: [...checked.warnings],
+    ...(payloadFiles ? { payloadFiles } : {}),
+  };
 }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { TemplateIssue } from '../../scanner/nuclei/index.js';
 import type { describe } from './pack.js';
+import type { PayloadFilesBlob } from './import-files.js';
 import { issueText, type Judged, type StoredTemplate } from './import-judge.js';
 
 /**
@@ -31,6 +32,8 @@ export interface RowToWrite {
   id: string;
   content: string;
   fields: Fields;
+  /** The payload files stored beside the template (absent: it reads none). */
+  payloadFiles?: PayloadFilesBlob;
 }
 
 export interface ImportPlan {
@@ -100,7 +103,8 @@ export function planImport(judged: Judged[], stored: StoredTemplate[], builtinBy
     return undefined;
   };
   for (const entry of judged) {
-    if (entry.kind === 'skip') continue;
+    // deferred entries are judged (import.ts) before planning
+    if (entry.kind === 'skip' || entry.kind === 'deferred') continue;
     if (entry.kind === 'rejected') {
       plan.files.push({ path: entry.path, status: 'rejected', errors: entry.errors });
       continue;
@@ -129,14 +133,15 @@ export function planImport(judged: Judged[], stored: StoredTemplate[], builtinBy
       : entry.warnings;
     const fields: Fields = { ...entry.fields, warnings: warnings as unknown as Fields['warnings'] };
     const existing = byKey.get(entry.nucleiId);
-    if (existing?.checksum === fields.checksum) {
+    const payloadFiles = entry.payloadFiles ? { payloadFiles: entry.payloadFiles } : {};
+    if (existing?.checksum === fields.checksum && (existing.payloadFilesChecksum ?? undefined) === entry.payloadFiles?.checksum) {
       plan.files.push(outcome(entry.path, existing.warnings, { templateId: existing.id, nucleiId: entry.nucleiId, change: 'unchanged' }));
     } else if (existing) {
-      plan.updates.push({ id: existing.id, content: entry.content, fields });
+      plan.updates.push({ id: existing.id, content: entry.content, fields, ...payloadFiles });
       plan.files.push(outcome(entry.path, warnings, { templateId: existing.id, nucleiId: entry.nucleiId, change: 'updated' }));
     } else {
       const id = randomUUID();
-      plan.creates.push({ id, content: entry.content, fields, fileName: allocateFileName(entry.path, taken) });
+      plan.creates.push({ id, content: entry.content, fields, fileName: allocateFileName(entry.path, taken), ...payloadFiles });
       plan.files.push(outcome(entry.path, warnings, { templateId: id, nucleiId: entry.nucleiId, change: 'created' }));
     }
   }

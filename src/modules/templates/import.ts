@@ -6,9 +6,10 @@ import { mapBounded } from '../../concurrency.js';
 import type { Prisma } from '../../db.js';
 import { publishWorkspaceEvent } from '../workspaces/events.js';
 import { archiveEntries, type ArchiveFormat, type ArchiveLimits } from './archive.js';
-import { judgeEntry, type Judged, type StoredTemplate } from './import-judge.js';
+import { ArchiveHelperFiles } from './import-files.js';
+import { judgeContent, judgeEntry, type Judged, type StoredTemplate } from './import-judge.js';
 import { planImport, type ImportedFile, type ImportPlan } from './import-plan.js';
-import { templateStorageKey } from './schemas.js';
+import { templatePayloadFilesKey, templateStorageKey } from './schemas.js';
 import { UPLOAD_LOCK_NAMESPACE, warningsOf } from './service.js';
 
 /**
@@ -85,7 +86,7 @@ function isUniqueViolation(error: unknown): boolean {
 async function ownTemplates(prisma: Tx | ServiceContext['deps']['prisma'], workspaceId: string): Promise<StoredTemplate[]> {
   const rows = await prisma.template.findMany({
     where: { workspaceId, builtin: false },
-    select: { id: true, fileName: true, templateKey: true, checksum: true, warnings: true },
+    select: { id: true, fileName: true, templateKey: true, checksum: true, payloadFilesChecksum: true, warnings: true },
   });
   return rows.map((row) => ({ ...row, warnings: warningsOf(row.warnings) }));
 }
@@ -106,14 +107,15 @@ function totalsOf(files: ImportedFile[]): ImportTotals {
 /** A row's described fields as one JSON array element: rows travel to PostgreSQL as one parameter, whatever their number. */
 function rowValues(rows: ImportPlan['updates'] | ImportPlan['creates']): string {
   return JSON.stringify(
-    rows.map(({ id, fields, ...rest }) => ({
+    rows.map(({ id, fields, ...rest }: ImportPlan['updates'][number] & { fileName?: string }) => ({
       id,
-      fileName: 'fileName' in rest ? rest.fileName : null,
+      fileName: rest.fileName ?? null,
       key: fields.templateKey,
       name: fields.name,
       severity: fields.severity,
       tags: fields.tags,
       checksum: fields.checksum,
+      payloadFilesChecksum: rest.payloadFiles?.checksum ?? null,
       size: fields.sizeBytes,
       warnings: fields.warnings,
       storage: templateStorageKey(id),
@@ -131,20 +133,20 @@ async function writeRows(tx: Tx, workspaceId: string, createdById: string, plan:
   if (plan.creates.length) {
     await tx.$executeRaw`
       INSERT INTO "template" ("id", "workspaceId", "fileName", "templateKey", "name", "severity", "tags", "enabled", "builtin",
-        "storageKey", "checksum", "sizeBytes", "warnings", "createdById", "createdAt", "updatedAt")
+        "storageKey", "checksum", "payloadFilesChecksum", "sizeBytes", "warnings", "createdById", "createdAt", "updatedAt")
       SELECT v.id, ${workspaceId}::uuid, v."fileName", v.key, v.name, v.severity::"Severity", ARRAY(SELECT jsonb_array_elements_text(v.tags)),
-        true, false, v.storage, v.checksum, v.size, v.warnings, ${createdById}, ${now}::timestamp(3), ${now}::timestamp(3)
+        true, false, v.storage, v.checksum, v."payloadFilesChecksum", v.size, v.warnings, ${createdById}, ${now}::timestamp(3), ${now}::timestamp(3)
       FROM jsonb_to_recordset(${rowValues(plan.creates)}::jsonb)
-        AS v(id uuid, "fileName" text, key text, name text, severity text, tags jsonb, checksum text, size int, warnings jsonb, storage text)`;
+        AS v(id uuid, "fileName" text, key text, name text, severity text, tags jsonb, checksum text, "payloadFilesChecksum" text, size int, warnings jsonb, storage text)`;
   }
   if (plan.updates.length) {
     await tx.$executeRaw`
       UPDATE "template" AS t SET
         "templateKey" = v.key, "name" = v.name, "severity" = v.severity::"Severity",
-        "tags" = ARRAY(SELECT jsonb_array_elements_text(v.tags)), "checksum" = v.checksum, "sizeBytes" = v.size,
-        "warnings" = v.warnings, "storageKey" = v.storage, "updatedAt" = ${now}::timestamp(3)
+        "tags" = ARRAY(SELECT jsonb_array_elements_text(v.tags)), "checksum" = v.checksum, "payloadFilesChecksum" = v."payloadFilesChecksum",
+        "sizeBytes" = v.size, "warnings" = v.warnings, "storageKey" = v.storage, "updatedAt" = ${now}::timestamp(3)
       FROM jsonb_to_recordset(${rowValues(plan.updates)}::jsonb)
-        AS v(id uuid, key text, name text, severity text, tags jsonb, checksum text, size int, warnings jsonb, storage text)
+        AS v(id uuid, key text, name text, severity text, tags jsonb, checksum text, "payloadFilesChecksum" text, size int, warnings jsonb, storage text)
       WHERE t.id = v.id AND t."workspaceId" = ${workspaceId}::uuid AND t.builtin = false`;
   }
 }
@@ -162,10 +164,13 @@ export async function importTemplates(ctx: ServiceContext, workspaceId: string, 
   for (const row of await ownTemplates(prisma, workspaceId)) if (row.checksum && row.templateKey) storedByChecksum.set(row.checksum, row);
 
   const judged: Judged[] = [];
+  const helpers = new ArchiveHelperFiles();
   for await (const entry of archiveEntries(input.body, input.format, importLimits(env.TEMPLATE_IMPORT_MAX_BYTES))) {
-    const verdict = await judgeEntry(entry, storedByChecksum);
+    const verdict = await judgeEntry(entry, storedByChecksum, helpers);
     if (verdict.kind !== 'skip') judged.push(verdict);
   }
+  // Templates with payloads are judged last: the helper files they name may come after them in the archive.
+  for (const [index, entry] of judged.entries()) if (entry.kind === 'deferred') judged[index] = judgeContent(entry.path, entry.content, helpers);
 
   let written: string[] = [];
   const plan = await prisma
@@ -175,13 +180,16 @@ export async function importTemplates(ctx: ServiceContext, workspaceId: string, 
         const builtins = await tx.template.findMany({ where: { builtin: true, workspaceId: null }, select: { templateKey: true, fileName: true } });
         const builtinByKey = new Map(builtins.filter((row) => row.templateKey).map((row) => [row.templateKey!, row.fileName]));
         const planned = planImport(judged, await ownTemplates(tx, workspaceId), builtinByKey);
-        written = planned.creates.map((row) => templateStorageKey(row.id));
+        written = planned.creates.flatMap((row) => [templateStorageKey(row.id), ...(row.payloadFiles ? [templatePayloadFilesKey(row.id)] : [])]);
         // Blobs and rows at once: nothing is visible before the commit, which waits for both (settled, so no
         // write is still running when a failure removes the new blobs).
         const outcomes = await Promise.allSettled([
-          mapBounded([...planned.creates, ...planned.updates], BLOB_CONCURRENCY, (row) =>
-            storage.put(templateStorageKey(row.id), row.content, { contentType: 'application/yaml' }),
-          ),
+          mapBounded([...planned.creates, ...planned.updates], BLOB_CONCURRENCY, async (row) => {
+            await storage.put(templateStorageKey(row.id), row.content, { contentType: 'application/yaml' });
+            // An update that no longer reads payload files leaves no stale ones behind.
+            if (row.payloadFiles) await storage.put(templatePayloadFilesKey(row.id), row.payloadFiles.json, { contentType: 'application/json' });
+            else if (!('fileName' in row)) await storage.delete(templatePayloadFilesKey(row.id)).catch(() => {});
+          }),
           writeRows(tx, workspaceId, viewer.id, planned),
         ]);
         for (const outcome of outcomes) if (outcome.status === 'rejected') throw outcome.reason;

@@ -1,8 +1,10 @@
 import type { AppDeps } from '../../context.js';
 import { parseTemplate, type NucleiTemplate } from '../../scanner/nuclei/index.js';
 import { sha256 } from './content.js';
+import { readerOfBlob } from './import-files.js';
 import { loadPack } from './pack.js';
 import type { RunnableTemplate } from '../../scanner/nuclei/run-on-web.js';
+import { templatePayloadFilesKey } from './schemas.js';
 import { effectiveEnabled, templatesOfWorkspaceWhere } from './service.js';
 import { selects, usesDefaultPack, type TemplateSelection } from './selection.js';
 
@@ -18,15 +20,16 @@ const parsedByChecksum = new Map<string, NucleiTemplate>();
 const PARSED_CACHE_SIZE = 512;
 const READ_CONCURRENCY = 8;
 
-function parseCached(content: string): NucleiTemplate | undefined {
-  const checksum = sha256(content);
+/** `payloadFiles`: the JSON stored beside a template that reads payload files (import-files.ts). */
+function parseCached(content: string, payloadFiles?: string): NucleiTemplate | undefined {
+  const checksum = payloadFiles === undefined ? sha256(content) : sha256(`${sha256(content)}\n${sha256(payloadFiles)}`);
   const cached = parsedByChecksum.get(checksum);
   if (cached) {
     parsedByChecksum.delete(checksum);
     parsedByChecksum.set(checksum, cached);
     return cached;
   }
-  const { template } = parseTemplate(content);
+  const { template } = parseTemplate(content, payloadFiles === undefined ? {} : { readPayloadFile: readerOfBlob(payloadFiles) });
   if (!template) return undefined;
   parsedByChecksum.set(checksum, template);
   if (parsedByChecksum.size > PARSED_CACHE_SIZE) parsedByChecksum.delete(parsedByChecksum.keys().next().value!);
@@ -57,7 +60,8 @@ export async function loadScanTemplates(
     const batch = await Promise.all(
       own.slice(start, start + READ_CONCURRENCY).map(async (row) => {
         const bytes = await deps.storage.get(row.storageKey!);
-        const template = bytes ? parseCached(bytes.toString('utf8')) : undefined;
+        const files = row.payloadFilesChecksum ? await deps.storage.get(templatePayloadFilesKey(row.id)) : undefined;
+        const template = bytes && files !== null ? parseCached(bytes.toString('utf8'), files?.toString('utf8')) : undefined;
         // Uploads are validated before they are stored: this is a blob lost or changed behind our back.
         if (!template) deps.log.warn({ templateId: row.id, key: row.storageKey }, 'template content missing or invalid: not run');
         return template;

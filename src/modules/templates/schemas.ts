@@ -11,6 +11,11 @@ export function templateStorageKey(templateId: string): string {
   return `${TEMPLATE_KEY_PREFIX}${templateId}.yaml`;
 }
 
+/** The payload files an imported template reads, stored beside it (import-files.ts). */
+export function templatePayloadFilesKey(templateId: string): string {
+  return `${TEMPLATE_KEY_PREFIX}${templateId}.payloads.json`;
+}
+
 /** A JSON body boolean, never coerced (see tools/schemas.ts: trpc-to-openapi would read "false" as true). */
 const jsonBoolean = () => z.boolean({ message: 'must be true or false' }).pipe(z.boolean());
 

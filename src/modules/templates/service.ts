@@ -14,6 +14,7 @@ import {
   createTemplateInput,
   listTemplatesInput,
   setTemplateEnabledInput,
+  templatePayloadFilesKey,
   templateStorageKey,
   updateTemplateInput,
   uploadTemplateInput,
@@ -243,7 +244,12 @@ export async function uploadTemplate(ctx: ServiceContext, workspaceId: string, i
         });
       }
       await storage.put(key, fileContent, { contentType: 'application/yaml' });
-      return tx.template.update({ where: { id: existing.id }, data: { ...describe({ ...checked, warnings }), storageKey: key } });
+      // Uploaded content reads no payload files (only an import provides them): drop any the template had.
+      if (existing.payloadFilesChecksum) await storage.delete(templatePayloadFilesKey(existing.id)).catch(() => {});
+      return tx.template.update({
+        where: { id: existing.id },
+        data: { ...describe({ ...checked, warnings }), storageKey: key, payloadFilesChecksum: null },
+      });
     })
     .catch(async (error: unknown) => {
       if ((error as { code?: unknown } | null)?.code !== 'P2025') throw error;
@@ -300,9 +306,12 @@ export async function deleteTemplate(ctx: ServiceContext, workspaceId: string, i
   ownOnly(template, 'deleted');
   await ctx.deps.prisma.template.deleteMany({ where: { id: template.id } });
   // Best effort: a blob left behind costs a few kilobytes and is never read again (the row is gone).
-  await ctx.deps.storage
-    .delete(templateStorageKey(template.id))
-    .catch((error: unknown) => ctx.deps.log.warn({ err: error, templateId: template.id }, 'could not delete the template content'));
+  const keys = [templateStorageKey(template.id), ...(template.payloadFilesChecksum ? [templatePayloadFilesKey(template.id)] : [])];
+  for (const key of keys) {
+    await ctx.deps.storage
+      .delete(key)
+      .catch((error: unknown) => ctx.deps.log.warn({ err: error, templateId: template.id }, 'could not delete the template content'));
+  }
   await publishWorkspaceEvent(ctx, workspaceId, 'template.deleted', template.id);
   return { id: template.id };
 }

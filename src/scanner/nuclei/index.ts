@@ -5,8 +5,18 @@
  *   const sender = createNodeHttpSender({ lookup: guard.guardedLookup });
  *   const results = await runTemplates([template], { baseUrl: 'https://example.com' }, { send: sender, cluster: true });
  */
-export { parseTemplate, TARGET_VARIABLES } from './parse/template.js';
-export { runTemplates, runTemplatesDetailed, createRunStats } from './engine/run.js';
+export { parseTemplate, TARGET_VARIABLES, type ParseOptions } from './parse/template.js';
+export {
+  ATTACK_TYPES,
+  MAX_PAYLOAD_FILE_BYTES,
+  payloadFileProblem,
+  type AttackType,
+  type BlockPayloads,
+  type PayloadFileReader,
+  type PayloadSet,
+} from './parse/payloads.js';
+export { combinationCount, payloadCombinations } from './engine/payloads.js';
+export { runTemplates, runTemplatesDetailed, createRunStats, REQUEST_CAP_WARNING } from './engine/run.js';
 export { clusterKey } from './engine/clustering.js';
 export { runDnsTemplates, runDnsTemplatesDetailed } from './engine/dns.js';
 export { createDnsResolver, dnsResolverFromClient } from './dns-resolver.js';

@@ -3,6 +3,7 @@
  * options. Kept apart from types.ts so the HTTP types stay readable.
  */
 import type { Duplex } from 'node:stream';
+import type { BlockPayloads } from './parse/payloads.js';
 import type { Condition, Extractor, Matcher, RunWarning, TemplateResult } from './types.js';
 
 /** One `inputs` entry: data written to the socket, then optionally `read` bytes read back (named or not). */
@@ -42,7 +43,9 @@ export interface NetworkRequestBlock {
   matchersCondition: Condition;
   matchers: Matcher[];
   extractors: Extractor[];
-  /** When set the block is not run (payloads, interactsh, unknown helpers...); a warning was emitted. */
+  /** `payloads` / `attack`: one connection per combination (nuclei executeRequestWithPayloads). */
+  payloads?: BlockPayloads;
+  /** When set the block is not run (interactsh, unknown helpers...); a warning was emitted. */
   skip?: string;
 }
 

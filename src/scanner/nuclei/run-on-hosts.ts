@@ -15,7 +15,7 @@ import { collectRuns, protocolRun } from './run-results.js';
  */
 
 /** Run-time warnings that mean a template did not get its answer (it fixes nothing on that asset). */
-const FAILURE_WARNING = /^(dns \S+ \S+ failed: |ssl \S+ failed: |ssl \S+: (no certificates|certificate could not)|template failed: )/;
+const FAILURE_WARNING = /^(dns \S+ \S+ failed: |ssl \S+ failed: |ssl \S+: (no certificates|certificate could not)|template failed: |request limit of )/;
 
 export interface TlsEndpoint {
   host?: string;
@@ -40,7 +40,16 @@ export async function runTemplatesOnHostNames(
   if (!run.runnable.length || !names.length) return { findings: [], errors: [], checkIds: run.checkIds, summary: run.summary };
   const resolver = dnsResolverFromClient(deps.dns);
   const outcomes = await mapBounded(names, deps.endpointConcurrency ?? 4, async (name) => {
-    const output = await runDnsTemplatesDetailed(run.runnable, { host: name }, { resolver, concurrency: deps.templateConcurrency ?? 4, signal: deps.signal });
+    const output = await runDnsTemplatesDetailed(
+      run.runnable,
+      { host: name },
+      {
+        resolver,
+        concurrency: deps.templateConcurrency ?? 4,
+        maxRequestsPerTemplate: deps.maxRequestsPerTemplate,
+        signal: deps.signal,
+      },
+    );
     const asset: AssetRef = { type: 'host', key: hostAssetKey({ host: name }), host: name };
     return { asset, results: output.results, warnings: output.warnings, sent: output.stats.requestsSent, failed: output.stats.requestsFailed };
   });
@@ -70,7 +79,13 @@ export async function runTemplatesOnTlsServices(
     const output = await runSslTemplatesDetailed(
       run.runnable,
       { host, port: endpoint.port },
-      { connect, timeoutMs: deps.timeoutMs, concurrency: deps.templateConcurrency ?? 4, signal: deps.signal },
+      {
+        connect,
+        timeoutMs: deps.timeoutMs,
+        concurrency: deps.templateConcurrency ?? 4,
+        maxRequestsPerTemplate: deps.maxRequestsPerTemplate,
+        signal: deps.signal,
+      },
     );
     return { asset, results: output.results, warnings: output.warnings, sent: output.stats.requestsSent, failed: output.stats.requestsFailed };
   });

@@ -3,6 +3,7 @@ import net from 'node:net';
 import {
   clusterKey,
   createNodeHttpSender,
+  REQUEST_CAP_WARNING,
   runTemplateTask,
   type HttpSender,
   type HttpSendResponse,
@@ -56,6 +57,8 @@ export interface TemplateScanDeps {
    * path and query (`{{BaseURL}}` = `https://h/app/`), as nuclei run with that URL as input; elsewhere at `/`.
    */
   targetUrl?: string;
+  /** Requests one template may send to one endpoint (scan option maxRequestsPerTemplatePerEndpoint; engine default 100). */
+  maxRequestsPerTemplate?: number;
   signal?: AbortSignal;
 }
 
@@ -249,7 +252,7 @@ function uniqueResults(results: TemplateResult[]): TemplateResult[] {
 }
 
 interface TemplateFailure {
-  code: 'TEMPLATE_REQUEST_FAILED' | 'TEMPLATE_BUDGET_EXCEEDED';
+  code: 'TEMPLATE_REQUEST_FAILED' | 'TEMPLATE_BUDGET_EXCEEDED' | 'TEMPLATE_REQUEST_CAP_REACHED';
   message: string;
 }
 
@@ -301,9 +304,17 @@ export async function runTemplatesOnWeb(
         send: sendAs(owner),
         budgetMs,
         timeoutMs: deps.timeoutMs,
+        maxRequestsPerTemplate: deps.maxRequestsPerTemplate,
         signal: deps.signal,
         onWarning: (warning) => {
           if (FAILURE_WARNING.test(warning.message)) fail(template.id, { code: 'TEMPLATE_REQUEST_FAILED', message: warning.message });
+          // Not every request was tried: what was not seen is not "fixed", and the owner learns why.
+          else if (warning.message.startsWith(REQUEST_CAP_WARNING)) {
+            fail(template.id, {
+              code: 'TEMPLATE_REQUEST_CAP_REACHED',
+              message: `template stopped: ${warning.message} on this endpoint (scan option maxRequestsPerTemplatePerEndpoint)`,
+            });
+          }
         },
       });
       switch (outcome.status) {

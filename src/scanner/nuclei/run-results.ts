@@ -1,3 +1,4 @@
+import { REQUEST_CAP_WARNING } from './engine/run.js';
 import type { FindingObservation, AssetRef, StepError } from '../index.js';
 import type { NucleiTemplate, RunWarning, TemplateResult } from './index.js';
 import { TEMPLATE_OUTPUT_LIMITS, toFindingObservation, type RunnableTemplate, type TemplateScanResult, type TemplateScanSummary } from './run-on-web.js';
@@ -50,7 +51,13 @@ export function collectRuns(run: ProtocolRun, outcomes: readonly AssetRunOutcome
     for (const warning of warnings) {
       if (!warning.templateId || failed.has(warning.templateId) || !failure.test(warning.message)) continue;
       failed.add(warning.templateId);
-      errors.push({ code: 'TEMPLATE_REQUEST_FAILED', message: warning.message.slice(0, limits.errorMessage), target: `${warning.templateId} ${asset.key}` });
+      // A template stopped by its request/connection cap did not try everything either: named as such.
+      const capped = warning.message.startsWith(REQUEST_CAP_WARNING) || warning.message.startsWith('connection limit of ');
+      errors.push({
+        code: capped ? 'TEMPLATE_REQUEST_CAP_REACHED' : 'TEMPLATE_REQUEST_FAILED',
+        message: warning.message.slice(0, limits.errorMessage),
+        target: `${warning.templateId} ${asset.key}`,
+      });
     }
     const perTemplate = new Map<string, number>();
     for (const result of results) {

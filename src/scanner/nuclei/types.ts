@@ -9,6 +9,7 @@ import type { DslNode } from './dsl/index.js';
 import type { GoRegex } from './goregex.js';
 import type { JqProgram } from './jq.js';
 import type { NetworkRequestBlock } from './network-types.js';
+import type { BlockPayloads } from './parse/payloads.js';
 
 export type Severity = 'info' | 'low' | 'medium' | 'high' | 'critical' | 'unknown';
 
@@ -140,6 +141,8 @@ export interface HttpRequestBlock {
   race?: { count: number };
   /** `unsafe: true`: raw requests go out byte for byte over a socket (see unsafe-sender.ts). */
   unsafe?: boolean;
+  /** `payloads` / `attack`: the block's requests are sent once per combination (engine/payloads.ts). */
+  payloads?: BlockPayloads;
   /** When set the block is not sent at all (unsupported attack mode etc.); a warning was emitted. */
   skip?: string;
 }
@@ -170,6 +173,8 @@ export interface NucleiTemplate {
   warnings: TemplateIssue[];
   /** `network` / `tcp` blocks, run by runNetworkTemplates (engine/network.ts); absent when the template has none. */
   network?: NetworkRequestBlock[];
+  /** Payload files the template read (as it names them), in the order first used; absent when none. */
+  payloadFiles?: string[];
 }
 
 /** One step of a workflow (nuclei pkg/workflows WorkflowTemplate). */
@@ -270,7 +275,11 @@ export interface RunDeps {
   send: HttpSender;
   /** Send identical requests (method, URL, headers, body, redirect settings) only once per host. Default false. */
   cluster?: boolean;
-  /** Upper bound of requests a single template may issue (sent or served from the cluster cache). Default 100. */
+  /**
+   * Upper bound of requests a single template may issue against the target (sent or served from the cluster
+   * cache), payload combinations included. Default 100. Reaching it stops the template with a warning that
+   * starts with `request limit of` (REQUEST_CAP_WARNING).
+   */
   maxRequestsPerTemplate?: number;
   /** Per-request timeout. Default 10 000 ms. */
   timeoutMs?: number;
@@ -367,7 +376,9 @@ export interface DnsRequestBlock extends OperatorBlock {
   /** Resolvers given in the template; ignored (the injected resolver decides), a warning was emitted. */
   resolvers: string[];
   stopAtFirstMatch: boolean;
-  /** When set the block is not run (payloads, trace...); a warning was emitted. */
+  /** `payloads` / `attack` (inline): one question per combination. */
+  payloads?: BlockPayloads;
+  /** When set the block is not run (trace...); a warning was emitted. */
   skip?: string;
 }
 
@@ -475,6 +486,8 @@ export interface HostTarget {
 }
 
 export interface HostRunDeps {
+  /** Questions / handshakes one template may make against the host, payload combinations included. Default 100. */
+  maxRequestsPerTemplate?: number;
   /** Per request timeout: ssl handshakes default to 10 000 ms; dns questions to the resolver's own setting. */
   timeoutMs?: number;
   /** Templates run concurrently. Default 4. */

@@ -9,8 +9,10 @@ import { excerpt } from '../bytes.js';
 import { type DslRecord, type DslScope, type DslValue, renderMarkers, scopeOf } from '../dsl/index.js';
 import type { HostRunDeps, Matcher, NucleiTemplate, OperatorBlock, RunOutput, RunStats, RunWarning, TemplateResult } from '../types.js';
 import { MutableScope, type OperatorResult, type PartResolver, executeOperators } from './operators.js';
-import { createRunContext, createRunStats } from './run.js';
+import { createRunContext, createRunStats, REQUEST_CAP_WARNING } from './run.js';
 import { runFlowTemplate } from './flow.js';
+import type { BlockPayloads } from '../parse/payloads.js';
+import { payloadCombinations, payloadScope, type PayloadValues } from './payloads.js';
 
 const REQUEST_EXCERPT = 4 * 1024;
 const RESPONSE_EXCERPT = 8 * 1024;
@@ -20,6 +22,7 @@ export interface HostBlock extends OperatorBlock {
   path: string;
   id?: string;
   stopAtFirstMatch: boolean;
+  payloads?: BlockPayloads;
   skip?: string;
 }
 
@@ -56,6 +59,7 @@ export class HostTemplateRun<B extends HostBlock> {
   private readonly previous: DslRecord = Object.create(null) as DslRecord;
   private readonly randstr = new Map<string, string>();
   private readonly vars: DslRecord = Object.create(null) as DslRecord;
+  private requests = 0;
 
   constructor(
     readonly tpl: NucleiTemplate,
@@ -80,6 +84,10 @@ export class HostTemplateRun<B extends HostBlock> {
       return;
     }
     await this.runBlock(block, protocol.execute, protocol.readPart, this.pendingVars);
+  }
+
+  private get maxRequests(): number {
+    return Math.max(1, this.deps.maxRequestsPerTemplate ?? 100);
   }
 
   warn(message: string, path?: string) {
@@ -145,12 +153,18 @@ export class HostTemplateRun<B extends HostBlock> {
         this.warn(`request block skipped: ${block.skip}`, block.path);
         continue;
       }
-      if (await this.runBlock(block, execute, readPart, pending)) templateMatched = true;
+      const outcome = await this.runBlock(block, execute, readPart, pending);
+      if (outcome === 'cap') return this.results;
+      if (outcome) templateMatched = true;
     }
     return this.results;
   }
 
-  private async runBlock(block: B, execute: BlockExecutor<B>, readPart: PartResolver, pending: Set<string>): Promise<boolean> {
+  /**
+   * The block once, or once per payload combination (nuclei's generator), each request counted against the cap.
+   * Whether it matched, or 'cap' once the template's request cap stopped it.
+   */
+  private async runBlock(block: B, execute: BlockExecutor<B>, readPart: PartResolver, pending: Set<string>): Promise<boolean | 'cap'> {
     this.resolveVariables(pending);
     const unsupported = block.matchers.filter((m: Matcher) => m.unsupported);
     if (unsupported.length) {
@@ -159,20 +173,34 @@ export class HostTemplateRun<B extends HostBlock> {
         block.path,
       );
     }
-    const layers = this.scope();
-    const event = await execute(block, layers, this);
-    if (!event) return false;
-    const scope = new MutableScope(scopeOf(layers, event.data));
-    const op = executeOperators(block, scope, unsupported.length > 0, readPart);
-    this.flow?.onEvent(block, event.data, op);
-    if (block.id) {
-      for (const [k, v] of Object.entries(event.data)) this.previous[`${block.id}_${k}`] = v;
-      for (const [k, v] of scope.local) this.previous[`${block.id}_${k}`] = v;
+    let matched = false;
+    const rounds: Iterable<PayloadValues | undefined> = block.payloads ? payloadCombinations(block.payloads) : [undefined];
+    for (const payload of rounds) {
+      if (this.deps.signal?.aborted) break;
+      if (this.requests >= this.maxRequests) {
+        this.warn(`${REQUEST_CAP_WARNING} ${this.maxRequests} per template reached; remaining requests skipped`, block.path);
+        return 'cap';
+      }
+      this.requests++;
+      const layers = payloadScope(this.scope(), payload, (scope) => scope);
+      const event = await execute(block, layers, this);
+      if (!event) continue;
+      const scope = new MutableScope(scopeOf(layers, event.data));
+      const op = executeOperators(block, scope, unsupported.length > 0, readPart);
+      this.flow?.onEvent(block, event.data, op);
+      if (block.id) {
+        for (const [k, v] of Object.entries(event.data)) this.previous[`${block.id}_${k}`] = v;
+        for (const [k, v] of scope.local) this.previous[`${block.id}_${k}`] = v;
+      }
+      if (!op) continue;
+      for (const [k, v] of op.dynamicValues) this.dynamic.set(k, v);
+      this.emit(block, op, event);
+      if (op.matched) {
+        matched = true;
+        if (block.stopAtFirstMatch) break;
+      }
     }
-    if (!op) return false;
-    for (const [k, v] of op.dynamicValues) this.dynamic.set(k, v);
-    this.emit(block, op, event);
-    return op.matched;
+    return matched;
   }
 
   /** nuclei MakeDefaultResultEvent. */

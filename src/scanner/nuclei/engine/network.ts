@@ -11,6 +11,7 @@
  *    reads), type, template-id, ip, the template variables and the named reads; matchers see `body` / `all` as data.
  *  - a failed connect, write or input read gives no event; a final read that times out still does (as nuclei).
  */
+import { payloadCombinations, renderPayloadValues, type PayloadValues } from './payloads.js';
 import { randomInt } from 'node:crypto';
 import { decodeBytes, encodeString } from '../bytes.js';
 import { renderMarkers, scopeOf, type DslRecord, type DslScope, type DslValue } from '../dsl/index.js';
@@ -197,7 +198,7 @@ class NetworkTemplateRun {
     return matched;
   }
 
-  /** nuclei executeRequestWithPayloads (without payloads): one connection, the inputs, the final read, one event. */
+  /** nuclei executeRequestWithPayloads: per payload combination (or once), one connection, the inputs, the final read, one event. */
   private async runOnAddress(
     block: NetworkRequestBlock,
     a: { input: string; address: string; actual: string; tls: boolean; variables: DslRecord; entryPath: string; unsupported: boolean },
@@ -212,7 +213,27 @@ class NetworkTemplateRun {
       this.warn(`connection to ${a.actual} skipped: it does not go to the target ${this.ctx.target.host}`, a.entryPath);
       return false;
     }
-    if (!this.takeConnection(block)) return false;
+    // One connection per payload combination (nuclei), each counted against the connection cap.
+    const rounds: Iterable<PayloadValues | undefined> = block.payloads ? payloadCombinations(block.payloads) : [undefined];
+    let matched = false;
+    for (const payload of rounds) {
+      if (this.aborted() || !this.takeConnection(block)) break;
+      const variables = payload
+        ? Object.assign(Object.create(null) as DslRecord, a.variables, renderPayloadValues(payload, scopeOf(a.variables)))
+        : a.variables;
+      if (await this.connectAndExchange(block, split, { ...a, variables })) {
+        matched = true;
+        if (block.stopAtFirstMatch) break;
+      }
+    }
+    return matched;
+  }
+
+  private async connectAndExchange(
+    block: NetworkRequestBlock,
+    split: { host: string; port: number },
+    a: { input: string; address: string; actual: string; tls: boolean; variables: DslRecord; entryPath: string; unsupported: boolean },
+  ): Promise<boolean> {
     const { stats, deps } = this.ctx;
     stats.connections++;
     let socket: Awaited<ReturnType<NetworkRunDeps['connect']>>;

@@ -44,10 +44,14 @@ import { type CacheEntry, clusterKey } from './clustering.js';
 import { arrivalOrder, chainResponses } from './redirect-chain.js';
 import { raceCopies, sendTogether } from './race.js';
 import { runFlowTemplate } from './flow.js';
+import { isOnceRequest, payloadCombinations, payloadScope, type PayloadValues } from './payloads.js';
 
 const DEFAULT_USER_AGENT = 'Mozilla/5.0 (compatible; Perimeter-Nuclei/1.0)';
 const REQUEST_EXCERPT = 4 * 1024;
 const RESPONSE_EXCERPT = 8 * 1024;
+
+/** How the warning that a template reached its request cap begins (callers recognise it by this prefix). */
+export const REQUEST_CAP_WARNING = 'request limit of';
 
 export function createRunStats(): RunStats {
   return { requestsSent: 0, requestsSaved: 0, requestsFailed: 0, templatesRun: 0, templatesSkipped: 0 };
@@ -177,7 +181,6 @@ export class TemplateRun {
       }
       const matched = await this.runBlock(block);
       if (matched) templateMatched = true;
-      if (this.requestCount >= this.ctx.maxRequests) break;
     }
     return this.results;
   }
@@ -197,65 +200,75 @@ export class TemplateRun {
     const copies = block.race ? raceCopies(block.race.count, (message) => this.warn(message, block.path)) : 1;
     const last = block.race ? Math.min(1, entries.length) : entries.length;
     let blockMatched = false;
-    for (let i = 0; i < last; i++) {
-      if (this.ctx.deps.signal?.aborted) break;
-      if (this.requestCount + copies > this.ctx.maxRequests) {
-        this.warn(`request limit of ${this.ctx.maxRequests} per template reached; remaining requests skipped`, block.path);
-        break;
-      }
-      this.resolveVariables();
-      const layers = this.baseLayers();
-      const entryPath = `${block.path}.${isRaw ? 'raw' : 'path'}[${i}]`;
-      const built = isRaw
-        ? buildRawRequest(block, entries[i], this.ctx.target, layers, this.ctx.userAgent, this.cookies)
-        : buildPathRequest(block, entries[i], this.ctx.target, layers, this.ctx.userAgent, this.cookies);
-      if (!built.ok) {
-        this.warn(`request not sent: ${built.reason}${built.unresolved ? '; skipping the rest of this block' : ''}`, entryPath);
-        if (built.unresolved) break;
-        continue;
-      }
-      const req = built.request;
-      const split = splitUrl(req.url);
-      // another port or scheme of the target's host is the target (nuclei; the scope guard pins that host's address)
-      if (!split || (!this.ctx.deps.allowOffTargetRequests && !sameHost(split, this.ctx.target.url))) {
-        this.warn(`request to ${req.url} skipped: it does not go to the target ${this.ctx.target.input}`, entryPath);
-        continue;
-      }
-      const sendReq: HttpSendRequest = {
-        method: req.method,
-        url: req.url,
-        headers: req.headers,
-        body: req.body,
-        followRedirects: block.redirects,
-        maxRedirects: block.redirects ? block.maxRedirects : 0,
-        sameHostRedirectsOnly: block.hostRedirects || undefined,
-        timeoutMs: req.timeoutMs ?? this.ctx.timeoutMs,
-        ...(req.sni ? { sni: req.sni } : {}),
-        ...(req.unsafeRaw !== undefined ? { unsafeRaw: req.unsafeRaw } : {}),
-        maxBodyBytes: block.maxSize,
-        signal: this.ctx.deps.signal,
-      };
-      this.requestCount += copies;
-      const responses = await sendTogether(
-        (r) => this.send(r),
-        sendReq,
-        copies,
-        (err) => {
-          this.ctx.stats.requestsFailed++;
-          this.warn(`request ${req.method} ${req.url} failed: ${err.message}`, entryPath);
-        },
-      );
-      const strip = !isRaw && /\{\{\s*BaseURL\s*\}\}\//.test(entries[i]);
-      let stop = false;
-      for (const resp of responses) {
-        const outcome = this.handleResponse(block, req, resp, { index: i, layers, strip, indexed, cannotMatch: unsupported.length > 0 });
-        if (outcome.matched) blockMatched = true;
-        if (outcome.stop) {
-          stop = true;
-          break;
+    // Without payloads the entries run once; with them once per combination (nuclei's requestGenerator).
+    const rounds: Iterable<PayloadValues | undefined> = block.payloads ? payloadCombinations(block.payloads) : [undefined];
+    let round = 0;
+    combinations: for (const payload of rounds) {
+      round++;
+      for (let i = 0; i < last; i++) {
+        if (this.ctx.deps.signal?.aborted) break combinations;
+        if (round > 1 && isRaw && isOnceRequest(entries[i])) continue;
+        if (this.requestCount + copies > this.ctx.maxRequests) {
+          this.warn(
+            `${REQUEST_CAP_WARNING} ${this.ctx.maxRequests} per template reached; remaining requests${block.payloads ? ' and payload combinations' : ''} skipped`,
+            block.path,
+          );
+          break combinations;
         }
+        this.resolveVariables();
+        const layers = payloadScope(this.baseLayers(), payload, (scope) => layersWithTarget(scope, this.ctx.target, false));
+        const entryPath = `${block.path}.${isRaw ? 'raw' : 'path'}[${i}]`;
+        const built = isRaw
+          ? buildRawRequest(block, entries[i], this.ctx.target, layers, this.ctx.userAgent, this.cookies)
+          : buildPathRequest(block, entries[i], this.ctx.target, layers, this.ctx.userAgent, this.cookies);
+        if (!built.ok) {
+          this.warn(`request not sent: ${built.reason}${built.unresolved ? '; skipping the rest of this block' : ''}`, entryPath);
+          if (built.unresolved) break combinations;
+          continue;
+        }
+        const req = built.request;
+        const split = splitUrl(req.url);
+        // another port or scheme of the target's host is the target (nuclei; the scope guard pins that host's address)
+        if (!split || (!this.ctx.deps.allowOffTargetRequests && !sameHost(split, this.ctx.target.url))) {
+          this.warn(`request to ${req.url} skipped: it does not go to the target ${this.ctx.target.input}`, entryPath);
+          continue;
+        }
+        const sendReq: HttpSendRequest = {
+          method: req.method,
+          url: req.url,
+          headers: req.headers,
+          body: req.body,
+          followRedirects: block.redirects,
+          maxRedirects: block.redirects ? block.maxRedirects : 0,
+          sameHostRedirectsOnly: block.hostRedirects || undefined,
+          timeoutMs: req.timeoutMs ?? this.ctx.timeoutMs,
+          ...(req.sni ? { sni: req.sni } : {}),
+          ...(req.unsafeRaw !== undefined ? { unsafeRaw: req.unsafeRaw } : {}),
+          maxBodyBytes: block.maxSize,
+          signal: this.ctx.deps.signal,
+        };
+        this.requestCount += copies;
+        const responses = await sendTogether(
+          (r) => this.send(r),
+          sendReq,
+          copies,
+          (err) => {
+            this.ctx.stats.requestsFailed++;
+            this.warn(`request ${req.method} ${req.url} failed: ${err.message}`, entryPath);
+          },
+        );
+        const strip = !isRaw && /\{\{\s*BaseURL\s*\}\}\//.test(entries[i]);
+        let stop = false;
+        for (const resp of responses) {
+          const outcome = this.handleResponse(block, req, resp, { index: i, layers, strip, indexed, cannotMatch: unsupported.length > 0 });
+          if (outcome.matched) blockMatched = true;
+          if (outcome.stop) {
+            stop = true;
+            break;
+          }
+        }
+        if (stop) break combinations;
       }
-      if (stop) break;
     }
     return blockMatched;
   }

@@ -6,6 +6,7 @@
 import type { DnsRequestBlock } from '../types.js';
 import { type Ctx, pathString, type Seg } from './context.js';
 import { checkBlockFields, checkSentText, OPERATOR_FIELDS, parseOperatorLists } from './host-blocks.js';
+import { parsePayloads } from './payloads.js';
 
 export const DNS_TYPES = ['A', 'NS', 'DS', 'CNAME', 'SOA', 'PTR', 'MX', 'TXT', 'AAAA', 'CAA', 'TLSA', 'ANY', 'SRV'] as const;
 
@@ -15,7 +16,19 @@ const DNS_CLASSES: Record<string, string> = { INET: 'IN', CSNET: 'CS', CHAOS: 'C
 /** Variables nuclei gives dns requests (GenerateDNSVariables); RDN/DN/TLD/SD need the public suffix list, which we do not ship. */
 export const DNS_INPUT_VARIABLES = ['FQDN'];
 
-const SUPPORTED = new Set([...OPERATOR_FIELDS, 'name', 'type', 'class', 'recursion', 'retries', 'trace', 'trace-max-recursion', 'resolvers']);
+const SUPPORTED = new Set([
+  ...OPERATOR_FIELDS,
+  'name',
+  'type',
+  'class',
+  'recursion',
+  'retries',
+  'trace',
+  'trace-max-recursion',
+  'resolvers',
+  'payloads',
+  'attack',
+]);
 
 export function parseDnsBlock(
   ctx: Ctx,
@@ -58,7 +71,11 @@ export function parseDnsBlock(
   // nuclei dns getMatchPart: body, all and no part mean the whole message
   for (const op of [...matchers, ...extractors]) if (op.part === 'body' || op.part === 'all') op.part = 'raw';
 
-  const provided = new Set([...DNS_INPUT_VARIABLES, ...templateVars, ...extractors.filter((e) => e.name).map((e) => e.name!)]);
+  // inline payloads (dns templates are not read with their library's helper files yet)
+  const payloadSpec = parsePayloads(ctx, raw, segs, [raw.name, raw.matchers, raw.extractors]);
+  if (payloadSpec.skip) skipReasons.push(payloadSpec.skip);
+  const payloadNames = payloadSpec.payloads?.sets.map((s) => s.name) ?? [];
+  const provided = new Set([...DNS_INPUT_VARIABLES, ...templateVars, ...payloadNames, ...extractors.filter((e) => e.name).map((e) => e.name!)]);
   skipReasons.push(...checkSentText(ctx, skipReasons.length > 0, [name ?? ''], segs, provided, 'dns'));
 
   return {
@@ -75,6 +92,7 @@ export function parseDnsBlock(
     matchersCondition: ctx.condition(raw, 'matchers-condition', segs),
     matchers,
     extractors,
+    ...(payloadSpec.payloads ? { payloads: payloadSpec.payloads } : {}),
     skip: skipReasons.length ? [...new Set(skipReasons)].join('; ') : undefined,
   };
 }

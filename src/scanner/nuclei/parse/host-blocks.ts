@@ -23,13 +23,13 @@ export function parseOperatorLists(ctx: Ctx, raw: Record<string, unknown>, segs:
 export function checkBlockFields(ctx: Ctx, raw: Record<string, unknown>, segs: Seg[], supported: ReadonlySet<string>): string[] {
   const reasons: string[] = [];
   for (const key of Object.keys(raw)) {
-    const skip = HOST_BLOCK_SKIP[key];
+    const skip = supported.has(key) ? undefined : HOST_BLOCK_SKIP[key];
     if (skip !== undefined) {
       const v = raw[key];
       if (v === false || v === null || v === undefined || v === 0) continue;
       reasons.push(skip);
       ctx.warn(`${skip}; this request block is skipped`, [...segs, key], true);
-    } else if (key === 'attack') {
+    } else if (key === 'attack' && !supported.has(key)) {
       if (raw.payloads === undefined) ctx.warn("'attack' without 'payloads' is ignored", [...segs, 'attack'], true);
     } else if (key === 'threads') {
       if (raw.payloads === undefined) ctx.warn("'threads' is ignored", [...segs, 'threads'], true);

@@ -4,6 +4,7 @@
  * block's matchers and extractors.
  */
 import type { NetworkAddress, NetworkInput, NetworkRequestBlock } from '../network-types.js';
+import { type PayloadParseOptions, parsePayloads } from './payloads.js';
 import { type Ctx, isHex, isRecord, pathString, type Seg, typeName } from './context.js';
 import { markerUnknownFunctions, markerVariables } from './dsl.js';
 import { parseOperatorLists } from './operators.js';
@@ -136,6 +137,7 @@ export function parseNetworkBlock(
   index: number,
   knownVars: Set<string>,
   templateStopAtFirstMatch: boolean,
+  payloadOptions: PayloadParseOptions = {},
 ): NetworkRequestBlock | undefined {
   if (!isRecord(raw)) {
     ctx.error(`request must be a mapping, got ${typeName(raw)}`, segs);
@@ -145,10 +147,11 @@ export function parseNetworkBlock(
   for (const key of Object.keys(raw)) {
     if (!BLOCK_FIELDS.has(key)) ctx.warn(`unknown request field '${key}' ignored`, [...segs, key], true);
   }
-  if (raw.payloads !== undefined && raw.payloads !== null) {
-    skipReasons.push('payloads / attack modes are not supported');
-    ctx.warn('payloads / attack modes are not supported; this request block is skipped', [...segs, 'payloads'], true);
-  } else if (raw.attack !== undefined) ctx.warn("'attack' without 'payloads' is ignored", [...segs, 'attack'], true);
+  if (raw.attack !== undefined && (raw.payloads === undefined || raw.payloads === null))
+    ctx.warn("'attack' without 'payloads' is ignored", [...segs, 'attack'], true);
+  const payloadSpec = parsePayloads(ctx, raw, segs, [raw.inputs, raw.host, raw.matchers, raw.extractors], payloadOptions);
+  if (payloadSpec.skip) skipReasons.push(payloadSpec.skip);
+  const payloadNames = new Set(payloadSpec.payloads?.sets.map((s) => s.name));
 
   const addresses = parseHosts(ctx, raw, segs);
   const ports = parsePortList(ctx, raw, 'port', segs);
@@ -198,7 +201,7 @@ export function parseNetworkBlock(
   const unknownVars = new Set<string>();
   for (const text of sent) {
     for (const v of markerVariables(text)) {
-      if (knownVars.has(v) || readNames.has(v) || /^randstr(_\d+)?$/.test(v) || v === 'interactsh-url') continue;
+      if (knownVars.has(v) || readNames.has(v) || payloadNames.has(v) || /^randstr(_\d+)?$/.test(v) || v === 'interactsh-url') continue;
       unknownVars.add(v);
     }
   }
@@ -224,6 +227,7 @@ export function parseNetworkBlock(
     matchersCondition,
     matchers,
     extractors,
+    ...(payloadSpec.payloads ? { payloads: payloadSpec.payloads } : {}),
     skip: skipReasons.length ? [...new Set(skipReasons)].join('; ') : undefined,
   };
 }
@@ -237,6 +241,7 @@ export function parseNetworkProtocol(
   root: Record<string, unknown>,
   knownVars: Set<string>,
   templateStopAtFirstMatch: boolean,
+  payloadOptions: PayloadParseOptions = {},
 ): NetworkRequestBlock[] | undefined {
   const given = (['network', 'tcp'] as const).filter((k) => root[k] !== undefined && root[k] !== null);
   if (given.length === 0) return undefined;
@@ -261,7 +266,7 @@ export function parseNetworkProtocol(
   }
   const blocks: NetworkRequestBlock[] = [];
   list.forEach((b, i) => {
-    const block = parseNetworkBlock(ctx, b, [key, i], i, knownVars, templateStopAtFirstMatch);
+    const block = parseNetworkBlock(ctx, b, [key, i], i, knownVars, templateStopAtFirstMatch, payloadOptions);
     if (block) blocks.push(block);
   });
   // a block without operators is common in multi-step templates (it logs in or triggers something first)

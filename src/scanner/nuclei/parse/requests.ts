@@ -3,6 +3,7 @@ import type { HttpRequestBlock } from '../types.js';
 import { type Ctx, isRecord, type Seg, typeName, pathString } from './context.js';
 import { markerUnknownFunctions, markerVariables } from './dsl.js';
 import { parseOperatorLists } from './operators.js';
+import { parsePayloads, type PayloadParseOptions } from './payloads.js';
 
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'CONNECT', 'OPTIONS', 'TRACE', 'PATCH', 'PURGE', 'DEBUG']);
 
@@ -35,11 +36,11 @@ const BLOCK_FIELDS_SUPPORTED = new Set([
   'race',
   'race_count',
   'unsafe',
+  'payloads',
 ]);
 
 /** Fields that make the block impossible to run faithfully: the block is skipped with a warning. */
 const BLOCK_FIELDS_SKIP: Record<string, string> = {
-  payloads: 'payloads / attack modes are not supported',
   fuzzing: 'fuzzing rules are not supported',
   'race-count': 'race-condition requests are not supported',
   pipeline: 'HTTP pipelining is not supported',
@@ -75,6 +76,7 @@ export function parseBlock(
   index: number,
   knownVars: Set<string>,
   templateStopAtFirstMatch: boolean,
+  payloadOptions: PayloadParseOptions = {},
 ): HttpRequestBlock | undefined {
   if (!isRecord(raw)) {
     ctx.error(`request must be a mapping, got ${typeName(raw)}`, segs);
@@ -92,7 +94,7 @@ export function parseBlock(
     }
   }
   if (raw.attack !== undefined && raw.payloads === undefined) ctx.warn("'attack' without 'payloads' is ignored", [...segs, 'attack'], true);
-  if (raw.threads !== undefined) ctx.warn("'threads' is ignored (requests are sent sequentially)", [...segs, 'threads'], true);
+  if (raw.threads !== undefined && raw.payloads === undefined) ctx.warn("'threads' is ignored (requests are sent sequentially)", [...segs, 'threads'], true);
   if (raw['iterate-all'] === true) ctx.warn("'iterate-all' is not supported; only the first extracted value is used", [...segs, 'iterate-all'], true);
 
   let method = 'GET';
@@ -146,6 +148,9 @@ export function parseBlock(
   if (unsafe && rawReqs.length === 0) ctx.warn("'unsafe' applies to 'raw' requests only; ignored", [...segs, 'unsafe'], true);
 
   const { matchers, extractors } = parseOperatorLists(ctx, raw, segs);
+  const payloadSpec = parsePayloads(ctx, raw, segs, [raw.headers, raw.matchers, raw.extractors, raw.body, raw.path, raw.raw], payloadOptions);
+  if (payloadSpec.skip) skipReasons.push(payloadSpec.skip);
+  const payloadNames = new Set(payloadSpec.payloads?.sets.map((s) => s.name));
   if (matchers.length === 0 && extractors.length === 0) {
     ctx.warn('request has no matchers or extractors; it can never produce a finding', segs);
   }
@@ -157,7 +162,7 @@ export function parseBlock(
     ctx.warn('interactsh (OAST) placeholders are not supported; this request block is skipped', segs);
   }
   // '§' payload markers
-  if (requestTexts.some((s) => /§[^§\s]+§/.test(s)) && !skipReasons.some((r) => r.startsWith('payloads'))) {
+  if (requestTexts.some((s) => /§[^§\s]+§/.test(s))) {
     skipReasons.push('payload markers (§name§) are not supported');
     ctx.warn('payload markers (§name§) are not supported; this request block is skipped', segs);
   }
@@ -174,7 +179,7 @@ export function parseBlock(
   const unknownVars = new Set<string>();
   for (const text of requestTexts) {
     for (const v of markerVariables(text)) {
-      if (knownVars.has(v) || extractorNames.has(v) || /^randstr(_\d+)?$/.test(v) || v === 'interactsh-url') continue;
+      if (knownVars.has(v) || extractorNames.has(v) || payloadNames.has(v) || /^randstr(_\d+)?$/.test(v) || v === 'interactsh-url') continue;
       unknownVars.add(v);
     }
   }
@@ -213,6 +218,7 @@ export function parseBlock(
     maxSize,
     ...(race && raceCount > 0 ? { race: { count: raceCount } } : {}),
     ...(unsafe && rawReqs.length ? { unsafe: true } : {}),
+    ...(payloadSpec.payloads ? { payloads: payloadSpec.payloads } : {}),
     skip: skipReasons.length ? [...new Set(skipReasons)].join('; ') : undefined,
   };
 }

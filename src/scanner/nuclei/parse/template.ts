@@ -20,6 +20,7 @@ import { parseNetworkProtocol } from './network.js';
 import { parseBlock } from './requests.js';
 import { parseFlow } from './flow.js';
 import { parseWorkflowSteps } from './workflow.js';
+import type { PayloadParseOptions } from './payloads.js';
 import { HOST_PROTOCOLS, parseHostProtocols } from './host-protocols.js';
 
 export type { ParseResult, TemplateIssue } from '../types.js';
@@ -50,11 +51,14 @@ const KNOWN_TOP_LEVEL = new Set<string>([
 /** Variables the engine provides from the target URL. */
 export const TARGET_VARIABLES = ['BaseURL', 'RootURL', 'Hostname', 'Host', 'Port', 'Path', 'File', 'Scheme', 'Query', 'Input', 'FQDN'];
 
+/** `readPayloadFile`: the template library's helper files (payload files); without it a file payload is an error. */
+export type ParseOptions = PayloadParseOptions;
+
 /**
  * Parse a nuclei template. Returns the compiled template when there are no errors, plus every error and warning
  * with its path (e.g. `http[0].matchers[1].type`) and 1-based line/column.
  */
-export function parseTemplate(text: string): ParseResult {
+export function parseTemplate(text: string, options: ParseOptions = {}): ParseResult {
   const lines = new LineCounter();
   if (Buffer.byteLength(text, 'utf8') > MAX_TEMPLATE_BYTES) {
     return { errors: [{ message: `template is larger than ${MAX_TEMPLATE_BYTES} bytes`, path: '' }], warnings: [] };
@@ -172,14 +176,14 @@ export function parseTemplate(text: string): ParseResult {
         }
       }
       httpRaw.forEach((b, i) => {
-        const block = parseBlock(ctx, b, [protocolKey, i], i, knownVars, templateStop);
+        const block = parseBlock(ctx, b, [protocolKey, i], i, knownVars, templateStop, options);
         if (block) requests.push(block);
       });
       if (httpRaw.length === 0) ctx.error(`'${protocolKey}' has no requests`, [protocolKey]);
     }
   }
 
-  const network = parseNetworkProtocol(ctx, root, knownVars, templateStop);
+  const network = parseNetworkProtocol(ctx, root, knownVars, templateStop, options);
   // dns/ssl requests get their own input variables, not the URL ones
   const templateVars = new Set([...knownVars].filter((v) => !TARGET_VARIABLES.includes(v)));
   const hostBlocks = parseHostProtocols(ctx, root, templateVars, templateStop, httpRaw !== undefined);
@@ -200,5 +204,7 @@ export function parseTemplate(text: string): ParseResult {
     ...(network ? { network } : {}),
     ...(workflow ? { workflow, requests: [], dns: undefined, ssl: undefined, network: undefined } : {}),
   };
+  const payloadFiles = [...new Set([...requests, ...(network ?? [])].flatMap((b) => b.payloads?.sets.flatMap((s) => (s.file ? [s.file] : [])) ?? []))];
+  if (payloadFiles.length) template.payloadFiles = payloadFiles;
   return { template, errors: ctx.errors, warnings: ctx.warnings };
 }
