@@ -41,6 +41,34 @@ http:
     expect(userVariablesOf(template)).toEqual(['password', 'token', 'username']);
   });
 
+  it("never asks for a payload: a block's payload names are its own (default-login templates run with their lists)", () => {
+    const template = parse(`${head('t-payloads')}
+http:
+  - raw:
+      - |
+        POST /login HTTP/1.1
+        Host: {{Hostname}}
+
+        user={{user}}&pass={{pass}}&t={{token}}
+    attack: pitchfork
+    payloads:
+      user: [admin, root]
+      pass: [admin, toor]
+    matchers:
+      - type: status
+        status: [302]
+dns:
+  - name: "{{selector}}._domainkey.{{FQDN}}"
+    type: TXT
+    payloads:
+      selector: [s1, s2]
+    matchers:
+      - type: word
+        words: ["v=DKIM1"]
+`);
+    expect(userVariablesOf(template)).toEqual(['token']);
+  });
+
   it('counts a variable declared as itself (nuclei-templates’ way of declaring an input), not one with a default', () => {
     const template = parse(`${head('t2')}
 variables:

@@ -33,7 +33,7 @@ function sentTexts(template: NucleiTemplate): string[] {
   return texts;
 }
 
-/** Names defined by the template's own blocks: extractors, named reads, `<blockId>_<name>` values. */
+/** Names defined by the template's own blocks: extractors, named reads, payloads, `<blockId>_<name>` values. */
 function blockNames(template: NucleiTemplate): { names: Set<string>; blockIds: string[] } {
   const names = new Set<string>();
   const blockIds: string[] = [];
@@ -41,6 +41,8 @@ function blockNames(template: NucleiTemplate): { names: Set<string>; blockIds: s
   for (const block of blocks) {
     if (block.id) blockIds.push(block.id);
     for (const extractor of block.extractors) if (extractor.name) names.add(extractor.name);
+    // A block's payload values are its own (one round per combination), never the user's to give.
+    for (const set of block.payloads?.sets ?? []) names.add(set.name);
   }
   for (const block of template.network ?? []) for (const input of block.inputs) if (input.name) names.add(input.name);
   return { names, blockIds };
