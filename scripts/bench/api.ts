@@ -24,9 +24,11 @@
 //   BENCH_PARTS         subset of pages,oasm,pglite,large (default all)
 //   BENCH_LOG_LEVEL     the app's LOG_LEVEL (default info, the production default; output goes to /dev/null)
 //   BENCH_CPU_PROF      1: run the PostgreSQL app with --cpu-prof and print where its CPU time went (kept on disk)
+//   BENCH_PGLITE_SOCKET a node_modules directory holding @electric-sql/pglite-socket: also measure PGlite served over
+//                       the wire protocol from its own process (pglite-server.ts), the app on it through pg
 //   BENCH_APP_DIR       run src/main.ts from another checkout (e.g. an exported older commit); default this one
 // Default total: about 4 minutes on 2 cores (1 round).
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { cpus, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -76,6 +78,7 @@ const ROUNDS = positiveInt('BENCH_ROUNDS', 1);
 const LOG_LEVEL = process.env.BENCH_LOG_LEVEL || 'info';
 const CPU_PROF = ['1', 'true', 'yes'].includes((process.env.BENCH_CPU_PROF ?? '').toLowerCase());
 const PARTS = ['pages', 'oasm', 'pglite', 'large'] as const;
+const PGLITE_SOCKET = process.env.BENCH_PGLITE_SOCKET ? resolve(process.env.BENCH_PGLITE_SOCKET) : undefined;
 const PASSWORD = 'bench-password-123';
 const EMAIL = 'bench-owner@example.com';
 
@@ -160,6 +163,8 @@ async function main(): Promise<void> {
     const dataDir = join(tmp, 'data-pglite');
     const pgliteData = await preparePGlite(dataDir, databaseUrl, signUp.user.id);
     console.log(`  PGlite data directory seeded in ${((Date.now() - started) / 1000).toFixed(1)}s`);
+    // A copy for the socket server, taken while no process has the directory open.
+    if (PGLITE_SOCKET) await cp(dataDir, join(tmp, 'data-socket'), { recursive: true, filter: (path) => !path.endsWith('.lock') });
     const embedded = await startApp('app on PGlite', { dataDir });
     const session = await signIn(embedded.url, 'sign-in');
     pglite = {
@@ -168,6 +173,33 @@ async function main(): Promise<void> {
       conversationId: pgliteData.conversationId,
       workspaceId: pgliteData.smallWorkspaceId,
     };
+  }
+
+  // The same data directory served over the wire protocol from another process, the app on it through pg.
+  let socket: typeof pglite;
+  if (pglite && PGLITE_SOCKET) {
+    const dataDir = join(tmp, 'data-socket');
+    const port = await freePort();
+    const server = startNode('PGlite socket server (scripts/bench/pglite-server.ts)', ['--import', 'tsx', 'scripts/bench/pglite-server.ts'], {
+      cwd: ROOT,
+      env: { ...process.env, PORT: String(port), PGLITE_DATA_DIR: join(dataDir, 'pglite'), PGLITE_SOCKET_MODULES: PGLITE_SOCKET },
+    });
+    onCleanup('stop PGlite socket server', () => server.stop());
+    const socketUrl = `postgresql://postgres@${LOOPBACK}:${port}/postgres`;
+    const deadline = Date.now() + 120_000;
+    for (;;) {
+      if (server.exited()) throw new Error(`PGlite socket server exited: ${server.stderrTail()}`);
+      const up = await withClient(socketUrl, (client) => client.query('SELECT 1')).then(
+        () => true,
+        () => false,
+      );
+      if (up) break;
+      if (Date.now() > deadline) throw new Error(`PGlite socket server not up: ${server.stderrTail()}`);
+      await new Promise((done) => setTimeout(done, 500));
+    }
+    const served = await startApp('app on PGlite over a socket', { databaseUrl: socketUrl, dataDir: join(tmp, 'data-socket-app') });
+    const session = await signIn(served.url, 'sign-in');
+    socket = { ...pglite, url: served.url, auth: { authorization: `Bearer ${session.token}` } };
   }
 
   // The baseline server.
@@ -205,6 +237,10 @@ async function main(): Promise<void> {
         const embeddedIds = { workspaceId: pglite.workspaceId, conversationId: pglite.conversationId };
         const embeddedHeaders = endpoint === 'workspaces' ? pglite.auth : wsHeaders(pglite.workspaceId, pglite.auth);
         list.push(restTarget(`${endpoint}:pglite`, `${endpoint} REST PGlite`, pglite.url, restPath(endpoint, embeddedIds), embeddedHeaders));
+        if (socket) {
+          const socketHeaders = endpoint === 'workspaces' ? socket.auth : wsHeaders(socket.workspaceId, socket.auth);
+          list.push(restTarget(`${endpoint}:socket`, `${endpoint} REST PGlite socket`, socket.url, restPath(endpoint, embeddedIds), socketHeaders));
+        }
       }
       const reference = expectOk(`${endpoint} REST`, await fetchText(rest.url, { headers: rest.headers })) as { total: number; data: Array<{ id: string }> };
       if (reference.data.length !== PAGE_LIMIT) warnings.push(`${endpoint}: REST page has ${reference.data.length} rows, expected ${PAGE_LIMIT}`);
@@ -221,7 +257,7 @@ async function main(): Promise<void> {
         } else if (target.key.endsWith(':sql')) {
           const diff = firstDifference(parsed, reference);
           if (diff) warnings.push(`${target.label} body differs from REST (bare vs REST): ${diff}`);
-        } else if (target.key.endsWith(':pglite')) {
+        } else if (target.key.endsWith(':pglite') || target.key.endsWith(':socket')) {
           const page = parsed as { total: number; data: unknown[] };
           if (page.total !== reference.total || page.data.length !== reference.data.length)
             warnings.push(`${target.label}: total ${page.total}, ${page.data.length} rows vs PostgreSQL's ${reference.total}, ${reference.data.length}`);
@@ -237,6 +273,7 @@ async function main(): Promise<void> {
       ...graphqlTargets('oasm', 'OASM query', app.url, OASM_GRAPHQL, auth),
     );
     if (pglite) oasmTargets.push(restTarget('oasm:pglite', 'OASM query REST PGlite', pglite.url, OASM_REST_PATH, pglite.auth));
+    if (socket) oasmTargets.push(restTarget('oasm:socket', 'OASM query REST PGlite socket', socket.url, OASM_REST_PATH, socket.auth));
     for (const target of oasmTargets) {
       const response = await fetchText(target.url, { method: target.method, headers: target.headers, body: target.body });
       expectOk(target.label, response);
@@ -282,7 +319,15 @@ async function main(): Promise<void> {
   console.log(
     `cores: ${cpus().length}   node: ${process.version}   ${DURATION}s (+${WARMUP}s warm-up) per target${ROUNDS > 1 ? ` x ${ROUNDS} rounds (median)` : ''}   connections: ${CONNECTIONS}   load average now: ${loadAverage()}`,
   );
-  const header = [pad('page', 16), pad('REST', 7, true), pad('GQL POST', 8, true), pad('GQL GET', 8, true), pad('bare', 7, true), pad('PGlite', 7, true)];
+  const header = [
+    pad('page', 16),
+    pad('REST', 7, true),
+    pad('GQL POST', 8, true),
+    pad('GQL GET', 8, true),
+    pad('bare', 7, true),
+    pad('PGlite', 7, true),
+    ...(socket ? [pad('PGl sock', 8, true)] : []),
+  ];
   const ratioHeader = [
     pad('REST/bare', 9, true),
     pad('POST/REST', 9, true),
@@ -290,6 +335,7 @@ async function main(): Promise<void> {
     pad('PGlite/PG', 9, true),
     pad('p99 REST', 8, true),
     pad('p99 PGlite', 10, true),
+    ...(socket ? [pad('sock/PG', 7, true), pad('p99 sock', 8, true)] : []),
   ];
   console.log('req/s (median round)');
   console.log([...header, ...ratioHeader].join('  '));
@@ -302,6 +348,7 @@ async function main(): Promise<void> {
     const get = result(`${name}:graphql-get`);
     const sql = result(`${name}:sql`);
     const embedded = result(`${name}:pglite`);
+    const served = result(`${name}:socket`);
     console.log(
       [
         pad(name, 16),
@@ -310,12 +357,14 @@ async function main(): Promise<void> {
         pad(fmt(get?.rps, 0), 8, true),
         pad(fmt(sql?.rps, 0), 7, true),
         pad(fmt(embedded?.rps, 0), 7, true),
+        ...(socket ? [pad(fmt(served?.rps, 0), 8, true)] : []),
         pad(fmt(ratio(rest?.rps, sql?.rps)), 9, true),
         pad(fmt(ratio(post?.rps, rest?.rps)), 9, true),
         pad(fmt(ratio(get?.rps, rest?.rps)), 9, true),
         pad(fmt(ratio(embedded?.rps, rest?.rps)), 9, true),
         pad(fmt(rest?.p99, 0), 8, true),
         pad(fmt(embedded?.p99, 0), 10, true),
+        ...(socket ? [pad(fmt(ratio(served?.rps, rest?.rps)), 7, true), pad(fmt(served?.p99, 0), 8, true)] : []),
       ].join('  '),
     );
     const verdict = (label: string, value: number | undefined, goal: number) => {
@@ -326,6 +375,7 @@ async function main(): Promise<void> {
     verdict('GraphQL POST / REST', ratio(post?.rps, rest?.rps), 0.8);
     verdict('GraphQL GET / REST', ratio(get?.rps, rest?.rps), 0.8);
     verdict('PGlite / PostgreSQL (REST)', ratio(embedded?.rps, rest?.rps), 0.5);
+    verdict('PGlite socket / PostgreSQL (REST)', ratio(served?.rps, rest?.rps), 0.5);
   }
   console.log("(latency at autocannon's 1 ms resolution; bare: one hand-written statement building the same body; PGlite: the app with no DATABASE_URL)");
   if (largeTargets.length) {
