@@ -108,7 +108,7 @@ describe('SQL statements per workspace list', () => {
     }
 
     expect(hundred.count, hundred.statements.join('\n')).toBe(ten.count);
-    expect(ten.count - baseline.count, ten.statements.join('\n')).toBeLessThanOrEqual(7);
+    expect(ten.count - baseline.count, ten.statements.join('\n')).toBeLessThanOrEqual(5);
     expectNoWholeTableAggregate(hundred.statements);
   });
 
@@ -143,7 +143,7 @@ describe('SQL statements per workspace list', () => {
     }
 
     expect(hundred.count, hundred.statements.join('\n')).toBe(ten.count);
-    expect(ten.count - baseline.count, ten.statements.join('\n')).toBeLessThanOrEqual(5);
+    expect(ten.count - baseline.count, ten.statements.join('\n')).toBeLessThanOrEqual(3);
     expectNoWholeTableAggregate(hundred.statements);
   });
 });

@@ -1,19 +1,17 @@
-// The baseline for `npm run bench:workspaces`: the least work that can produce the REST workspace page.
+// The baseline for `npm run bench:api`: the least work that can produce each REST list page.
 //
-//   GET /sql     the same body as GET /api/v1/api/workspaces?limit=20 (page 1, createdAt DESC) for one fixed
-//                user: ONE prepared SQL statement through a pg Pool builds the whole JSON text; Node only
-//                writes it out. No auth, no validation, no ORM, no JSON.parse/stringify.
-//   GET /static  a precomputed body (the REST response's bytes, read from a file): the HTTP ceiling.
-//   GET /ready   200 once listening.
+//   GET /sql/<name>  the same body as the app's REST page <name> for one fixed user: ONE prepared SQL statement
+//                    through a pg Pool builds the whole JSON text (api-sql.ts); Node only writes it out. No auth,
+//                    no validation, no ORM, no JSON.parse/stringify.
+//   GET /ready       200 once listening.
 //
-// Started by scripts/bench/workspaces.ts as its own process, listening on 127.0.0.1 only. Configuration:
-//   BARE_DATABASE_URL  the benchmark database      BARE_USER_ID      whose workspaces
-//   BARE_STATIC_FILE   bytes served by /static     PORT              port on 127.0.0.1
-//   BARE_PAGE_LIMIT    page size (default 20)      BARE_POOL_SIZE    pg pool size (default 10, as the app's)
+// Started by scripts/bench/api.ts as its own process, listening on 127.0.0.1 only. Configuration:
+//   BARE_DATABASE_URL  the benchmark database      BARE_QUERIES_FILE  JSON: { name: { text, values } }
+//   PORT               port on 127.0.0.1          BARE_POOL_SIZE     pg pool size (default 10, as the app's)
 import { createServer, type ServerResponse } from 'node:http';
 import { readFileSync } from 'node:fs';
 import pg from 'pg';
-import { PAGE_SQL } from './page-sql.js';
+import type { BareQuery } from './api-sql.js';
 
 function required(name: string): string {
   const value = process.env[name];
@@ -25,15 +23,13 @@ function required(name: string): string {
 }
 
 const databaseUrl = required('BARE_DATABASE_URL');
-const userId = required('BARE_USER_ID');
-const staticBody = readFileSync(required('BARE_STATIC_FILE'));
+const queries = JSON.parse(readFileSync(required('BARE_QUERIES_FILE'), 'utf8')) as Record<string, BareQuery>;
 const port = Number(required('PORT'));
-const limit = Number(process.env.BARE_PAGE_LIMIT ?? 20);
-const page = 1;
 const poolSize = Number(process.env.BARE_POOL_SIZE ?? 10);
 
 const pool = new pg.Pool({ connectionString: databaseUrl, max: poolSize });
-const query = { name: 'bench_workspace_page', text: PAGE_SQL, values: [userId, limit, page] };
+// Named, so each is prepared once per connection.
+const prepared = new Map(Object.entries(queries).map(([name, { text, values }]) => [name, { name: `bench_${name}`, text, values }]));
 
 function send(res: ServerResponse, status: number, body: string | Buffer): void {
   res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
@@ -41,13 +37,13 @@ function send(res: ServerResponse, status: number, body: string | Buffer): void 
 }
 
 const server = createServer((req, res) => {
-  const path = (req.url ?? '/').split('?')[0];
-  if (path === '/static') return send(res, 200, staticBody);
-  if (path === '/sql') {
+  const path = (req.url ?? '/').split('?')[0]!;
+  const query = path.startsWith('/sql/') ? prepared.get(path.slice('/sql/'.length)) : undefined;
+  if (query) {
     pool.query<{ body: string }>(query).then(
       (result) => send(res, 200, result.rows[0]!.body),
       (error: unknown) => {
-        process.stderr.write(`bare-server: /sql failed: ${error instanceof Error ? error.message : String(error)}\n`);
+        process.stderr.write(`bare-server: ${path} failed: ${error instanceof Error ? error.message : String(error)}\n`);
         send(res, 500, '{"error":"query failed"}');
       },
     );

@@ -1,4 +1,4 @@
-// The hand-written SQL behind bare-server.ts /sql: the whole REST workspace page as JSON text, in one statement.
+// The hand-written SQL behind bare-server.ts /sql/workspaces: the whole REST workspace page as JSON text, in one statement.
 
 /** ISO 8601 with milliseconds and Z, as JSON.stringify(Date) writes it (the columns are UTC TIMESTAMP(3)). */
 const iso = (column: string) => `to_char(${column}, 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
@@ -47,7 +47,7 @@ FROM (
              WHERE wm."workspaceId" = p.id
            ) members
            CROSS JOIN LATERAL (
-             SELECT p.id, p.name, p.description,
+             SELECT p.id, encode(convert_to('Workspace:' || p.id, 'UTF8'), 'base64') AS "nodeId", p.name, p.description,
                     ${iso('p."createdAt"')} AS "createdAt",
                     ${iso('p."updatedAt"')} AS "updatedAt",
                     ${iso('p."archivedAt"')} AS "archivedAt",

@@ -42,7 +42,7 @@ function blockNames(template: NucleiTemplate): { names: Set<string>; blockIds: s
     if (block.id) blockIds.push(block.id);
     for (const extractor of block.extractors) if (extractor.name) names.add(extractor.name);
     // A block's payload values are its own (one round per combination), never the user's to give.
-    for (const set of block.payloads?.sets ?? []) names.add(set.name);
+    for (const set of ('payloads' in block ? block.payloads?.sets : undefined) ?? []) names.add(set.name);
   }
   for (const block of template.network ?? []) for (const input of block.inputs) if (input.name) names.add(input.name);
   return { names, blockIds };

@@ -1,0 +1,100 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { randomUUID } from 'node:crypto';
+import { startTestApp, type TestApp } from './support/app.js';
+import { clientFor, type TestUser } from './support/client.js';
+
+/**
+ * Every REST list costs a fixed number of SQL statements whatever the page size (the workspace list has its
+ * own test, workspaces.sql-count.test.ts): no statement per target, asset, finding or message, and no relation
+ * read per row. Fixtures are bulk-inserted; the requests go through the front door.
+ */
+let server: TestApp;
+let client: ReturnType<typeof clientFor>;
+let viewer: TestUser;
+let workspaceId: string;
+let conversationId: string;
+const statements: string[] = [];
+let recording = false;
+
+const ROWS = 120;
+
+beforeAll(async () => {
+  server = await startTestApp({}, { logQueries: true });
+  client = clientFor(server);
+  server.db.prisma.$on('query' as never, (event: { query: string }) => {
+    if (recording) statements.push(event.query);
+  });
+  viewer = await client.signUp('Lister');
+  workspaceId = (await client.createWorkspace(viewer)).id;
+  const prisma = server.db.prisma;
+  const targets = Array.from({ length: ROWS }, (_, i) => ({ id: randomUUID(), workspaceId, value: `host${i}.lists.example`, type: 'domain' as const }));
+  await prisma.target.createMany({ data: targets });
+  const assets = targets.map((target, i) => ({
+    id: randomUUID(),
+    workspaceId,
+    kind: 'host' as const,
+    key: `host:a${i}.lists.example`,
+    value: `a${i}.lists.example`,
+    data: {},
+    targetId: target.id,
+  }));
+  await prisma.asset.createMany({ data: assets });
+  await prisma.assetTarget.createMany({ data: assets.map((asset) => ({ assetId: asset.id, targetId: asset.targetId })) });
+  await prisma.assetDiscovery.createMany({ data: assets.map((asset) => ({ assetId: asset.id, workspaceId, source: 'ct' })) });
+  const findings = assets.map((asset, i) => ({
+    id: randomUUID(),
+    workspaceId,
+    fingerprint: `fp-${i}`,
+    checkId: 'check',
+    source: 'nuclei',
+    name: `Finding ${i}`,
+    severity: 'high' as const,
+    description: 'd',
+    remediation: 'r',
+    matcher: 'm',
+    evidence: {},
+    assetId: asset.id,
+    targetId: asset.targetId,
+  }));
+  await prisma.finding.createMany({ data: findings });
+  await prisma.findingTarget.createMany({ data: findings.map((finding) => ({ findingId: finding.id, targetId: finding.targetId })) });
+  conversationId = (await prisma.conversation.create({ data: { workspaceId, createdById: viewer.id, title: 'Counted' } })).id;
+  const messages = Array.from({ length: ROWS }, (_, i) => ({ id: randomUUID(), conversationId, role: 'user', content: `Message ${i}` }));
+  await prisma.message.createMany({ data: messages });
+  await prisma.toolCall.createMany({ data: messages.map((message) => ({ messageId: message.id, toolCallId: `call-${message.id}`, toolName: 'tool' })) });
+});
+afterAll(() => server?.stop());
+
+async function counted(path: string): Promise<{ count: number; statements: string[]; rows: number }> {
+  statements.length = 0;
+  recording = true;
+  try {
+    const response = await client.api('GET', path, { as: viewer, workspaceId });
+    expect(response.status, JSON.stringify(response.body)).toBe(200);
+    return { count: statements.length, statements: [...statements], rows: response.body.data.length };
+  } finally {
+    recording = false;
+  }
+}
+
+describe('SQL statements per REST list', () => {
+  const lists = () => [
+    ['targets', '/api/v1/api/targets'],
+    ['assets', '/api/v1/api/assets?kind=host&enabled=true'],
+    ['vulnerabilities', '/api/v1/api/vulnerabilities?severity=high&status=open'],
+    ['messages', `/api/v1/api/agents/conversations/${conversationId}/messages`],
+  ];
+
+  it('a page of 10 and a page of 100 cost the same few statements', async () => {
+    for (const [name, path] of lists()) {
+      const join = path!.includes('?') ? '&' : '?';
+      const ten = await counted(`${path}${join}limit=10`);
+      const hundred = await counted(`${path}${join}limit=100`);
+      console.log(`REST ${name}: limit=10 → ${ten.count} statements; limit=100 → ${hundred.count}`);
+      expect(ten.rows).toBe(10);
+      expect(hundred.rows).toBe(100);
+      expect(hundred.count, `${name}\n${hundred.statements.join('\n')}`).toBe(ten.count);
+      expect(ten.count, `${name}\n${ten.statements.join('\n')}`).toBeLessThanOrEqual(6);
+    }
+  });
+});
