@@ -26,6 +26,7 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { execFileSync } from 'node:child_process';
 import { createScopeGuard, runStep, scanPorts } from '../../src/scanner/index.js';
+import { createDatabase, onCleanup, positiveInt, runMain } from './api-lib.js';
 import { freePort, startNode, waitForReady, type Child } from './lib.js';
 import { withClient } from './seed.js';
 import { fmt, median, sleep, table } from './scan-lib.js';
@@ -45,42 +46,8 @@ const STEPS = 3;
 const GOAL_SCALING = 1.7;
 const GOAL_OVERHEAD_MS = 100;
 
-function positiveInt(name: string, fallback: number): number {
-  const raw = process.env[name];
-  if (!raw) return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a whole number above 0 (got ${raw})`);
-  return value;
-}
-
 const out = (line = '') => process.stdout.write(`${line}\n`);
 const progress = (line: string) => process.stderr.write(`  … ${line}\n`);
-
-// ---------------------------------------------------------------- cleanup (once: success, error or signal)
-
-const cleanups: Array<{ label: string; run: () => Promise<unknown> }> = [];
-let cleaning: Promise<void> | undefined;
-function onCleanup(label: string, run: () => Promise<unknown>): void {
-  cleanups.push({ label, run });
-}
-function cleanup(): Promise<void> {
-  cleaning ??= (async () => {
-    for (const { label, run } of cleanups.reverse()) {
-      try {
-        await run();
-      } catch (error) {
-        process.stderr.write(`cleanup (${label}) failed: ${error instanceof Error ? error.message : String(error)}\n`);
-      }
-    }
-  })();
-  return cleaning;
-}
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => {
-    process.stderr.write(`\n${signal}: stopping, cleaning up...\n`);
-    void cleanup().finally(() => process.exit(130));
-  });
-}
 
 // ---------------------------------------------------------------- the targets
 
@@ -227,18 +194,7 @@ async function main(): Promise<void> {
   progress('building dist/ if stale...');
   execFileSync(process.execPath, ['scripts/build.mjs', '--if-stale'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
 
-  const admin = new URL(ADMIN_URL);
-  if (!['127.0.0.1', 'localhost', '::1', '[::1]'].includes(admin.hostname)) throw new Error('BENCH_DATABASE_URL must be the local server');
-  const dbName = `perimeter_bench_${randomBytes(6).toString('hex')}`;
-  await withClient(ADMIN_URL, (db) => db.query(`CREATE DATABASE "${dbName}"`));
-  onCleanup(`drop database ${dbName}`, () =>
-    withClient(ADMIN_URL, async (db) => {
-      await db.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [dbName]);
-      await db.query(`DROP DATABASE IF EXISTS "${dbName}"`);
-    }),
-  );
-  const databaseUrl = new URL(admin.href);
-  databaseUrl.pathname = `/${dbName}`;
+  const databaseUrl = new URL(await createDatabase(ADMIN_URL));
 
   const { port, servers } = await startTargets(TARGETS);
   onCleanup('target servers', () => Promise.all(servers.map((server) => new Promise((done) => server.close(done)))));
@@ -372,13 +328,8 @@ async function main(): Promise<void> {
   if (problems.length) {
     out(`PROBLEMS (${problems.length}):`);
     for (const problem of problems.slice(0, 20)) out(`  ${problem}`);
-    process.exitCode = 1;
+    throw new Error(`${problems.length} scan(s) did not end as expected (above)`);
   }
 }
 
-main()
-  .catch((error: unknown) => {
-    process.stderr.write(`bench:scan-workers failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-    process.exitCode = 1;
-  })
-  .finally(() => cleanup());
+runMain(main);

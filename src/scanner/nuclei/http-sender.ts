@@ -16,7 +16,7 @@ import zlib from 'node:zlib';
 import { decodeBytes, encodeString } from './bytes.js';
 import type { HttpSender, HttpSendRequest, HttpSendResponse } from './types.js';
 import { goEscapedPath } from './go-path.js';
-import { sendUnsafe } from './unsafe-sender.js';
+import { sendUnsafe, type RawAnswer } from './unsafe-sender.js';
 import { canonicalHeaderKey, safeRequestPath, splitUrl, type SplitUrl } from './url-util.js';
 
 export interface NodeHttpSenderOptions {
@@ -37,14 +37,7 @@ export interface NodeHttpSender extends HttpSender {
   destroy(): void;
 }
 
-interface OnceResult {
-  status: number;
-  statusText: string;
-  httpVersion: string;
-  headers: Record<string, string | string[]>;
-  rawHeaders: Array<[string, string]>;
-  body: Buffer;
-  truncated: boolean;
+interface OnceResult extends RawAnswer {
   rawRequest: string;
 }
 

@@ -10,20 +10,11 @@ import net from 'node:net';
 import type { Duplex } from 'node:stream';
 import tls from 'node:tls';
 import type { NetworkConnector, NetworkConnectRequest } from './network-types.js';
+import { lookupOnce } from './lookup-once.js';
 
 export interface NodeNetworkConnectorOptions {
   /** DNS lookup used for every connection (inject the scope guard here). Also called for IP literals. */
   lookup?: net.LookupFunction;
-}
-
-function lookupOnce(lookup: net.LookupFunction, host: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    try {
-      lookup(host, { all: true }, (err) => (err ? reject(err) : resolve()));
-    } catch (err) {
-      reject(err as Error);
-    }
-  });
 }
 
 function connectOnce(req: NetworkConnectRequest, lookup: net.LookupFunction | undefined): Promise<Duplex> {

@@ -9,20 +9,11 @@
 import type net from 'node:net';
 import tls from 'node:tls';
 import type { TlsConnector, TlsProbe } from './types.js';
+import { lookupOnce } from './lookup-once.js';
 
 export interface NodeTlsConnectorOptions {
   /** DNS lookup used for every connection (inject the scope guard here). Also called for IP literals. */
   lookup?: net.LookupFunction;
-}
-
-function lookupOnce(lookup: net.LookupFunction, host: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    try {
-      lookup(host, { all: true }, (err) => (err ? reject(err) : resolve()));
-    } catch (err) {
-      reject(err as Error);
-    }
-  });
 }
 
 /** DER certificates leaf first, following issuer links node resolved (stops where a certificate is its own issuer). */

@@ -9,6 +9,7 @@
 import net from 'node:net';
 import tls from 'node:tls';
 import type { SplitUrl } from './url-util.js';
+import { lookupOnce } from './lookup-once.js';
 
 export interface RawAnswer {
   status: number;
@@ -31,16 +32,6 @@ export interface UnsafeSendOptions {
   sni?: string;
   /** The request method: a HEAD answer has no body. */
   method: string;
-}
-
-function lookupOnce(lookup: net.LookupFunction, host: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    try {
-      lookup(host, { all: true }, (err) => (err ? reject(err) : resolve()));
-    } catch (err) {
-      reject(err as Error);
-    }
-  });
 }
 
 /** Writes `bytes` to the target's host and port and reads one HTTP/1.x answer. */
