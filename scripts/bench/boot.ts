@@ -1,6 +1,7 @@
 // npm run bench:boot: how long the server takes from launch to GET /health 200, compiled (dist/) and under tsx.
 //   build        `npm run build` (full) and the `--if-stale` check `npm start` runs first when nothing changed
-//   first start  a fresh DATA_DIR (embedded PGlite: initdb, every migration, the built-in rows)
+//   first start  a fresh DATA_DIR (compiled: the build's migrated embedded database unpacked; tsx: initdb and every
+//                migration; then the built-in rows)
 //   warm start   the same DATA_DIR again after a clean stop (SIGTERM), BENCH_BOOT_ROUNDS rounds (5), median
 // each as `node dist/src/main.js`, as `npm start` (npm, its prestart check, then the same), and as
 // `node --import tsx src/main.ts` (what `npm start` ran before), rounds interleaved so load changes hit all alike.
