@@ -21,7 +21,6 @@
  *    ports and schemes of its host are the target (nuclei)
  */
 import { randomInt } from 'node:crypto';
-import { excerpt } from '../bytes.js';
 import { renderMarkers, scopeOf, type DslRecord, type DslScope, type DslValue } from '../dsl/index.js';
 import type {
   HttpRequestBlock,
@@ -44,11 +43,10 @@ import { type CacheEntry, clusterKey } from './clustering.js';
 import { arrivalOrder, chainResponses } from './redirect-chain.js';
 import { raceCopies, sendTogether } from './race.js';
 import { runFlowTemplate } from './flow.js';
+import { httpResults } from './http-result.js';
 import { isOnceRequest, payloadCombinations, payloadScope, type PayloadValues } from './payloads.js';
 
 const DEFAULT_USER_AGENT = 'Mozilla/5.0 (compatible; Perimeter-Nuclei/1.0)';
-const REQUEST_EXCERPT = 4 * 1024;
-const RESPONSE_EXCERPT = 8 * 1024;
 
 /** How the warning that a template reached its request cap begins (callers recognise it by this prefix). */
 export const REQUEST_CAP_WARNING = 'request limit of';
@@ -330,7 +328,7 @@ export class TemplateRun {
     return promise;
   }
 
-  /** nuclei MakeDefaultResultEvent. */
+  /** Writes an event's results (nuclei's MakeDefaultResultEvent, http-result.ts) unless nuclei would not write it. */
   private emit(block: HttpRequestBlock, op: OperatorResult, resp: HttpSendResponse, req: BuiltRequest) {
     // matchers that are all `internal` only steer the run (nuclei tmplexec: such an event is not written)
     if (op.matched && block.matchers.length && block.matchers.every((m) => m.internal)) return;
@@ -338,40 +336,7 @@ export class TemplateRun {
     const extracted = op.extracts.size > 0 || op.outputExtracts.length > 0;
     if (extracted && block.matchers.length && !op.matched) return;
     if (!op.matched && !extracted) return;
-    // nuclei prints no event whose matchers are all internal (flows gate later requests with such matchers)
-    if (this.flow && op.matched && block.matchers.length && block.matchers.every((m) => m.internal)) return;
-    const base = (): TemplateResult => {
-      const info = this.tpl.info;
-      const c = info.classification;
-      const classification: TemplateResult['classification'] = {};
-      if (c.cveId?.length) classification.cveId = c.cveId;
-      if (c.cweId?.length) classification.cweId = c.cweId;
-      if (c.cvssMetrics) classification.cvssMetrics = c.cvssMetrics;
-      if (c.cvssScore !== undefined) classification.cvssScore = c.cvssScore;
-      return {
-        templateId: this.tpl.id,
-        templateName: info.name,
-        severity: info.severity,
-        extractedResults: [...op.outputExtracts],
-        matchedUrl: resp.finalUrl || req.url,
-        request: excerpt(resp.rawRequest, REQUEST_EXCERPT),
-        response: excerpt(resp.rawResponse, RESPONSE_EXCERPT),
-        classification,
-        remediation: info.remediation,
-        description: info.description,
-        reference: info.reference.length ? info.reference : undefined,
-        tags: info.tags.length ? info.tags : undefined,
-        author: info.author.length ? info.author : undefined,
-      };
-    };
-    const out: TemplateResult[] = [];
-    if (op.matches.length) {
-      for (const name of op.matches) out.push({ ...base(), matcherName: name });
-    } else if (op.extracts.size) {
-      for (const [name, values] of op.extracts) out.push({ ...base(), extractorName: name, extractedResults: values });
-    } else {
-      out.push(base());
-    }
+    const out = httpResults(this.tpl, op, resp, req);
     for (const r of out) {
       const key = JSON.stringify([r.matcherName ?? '', r.extractorName ?? '', r.matchedUrl, r.extractedResults]);
       if (this.resultKeys.has(key)) continue;
