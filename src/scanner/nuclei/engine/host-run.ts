@@ -5,7 +5,6 @@
  * built like nuclei's MakeDefaultResultEvent, bounded template concurrency, warnings and counters.
  */
 import { randomInt } from 'node:crypto';
-import { excerpt } from '../bytes.js';
 import { type DslRecord, type DslScope, type DslValue, renderMarkers, scopeOf } from '../dsl/index.js';
 import type { HostRunDeps, Matcher, NucleiTemplate, OperatorBlock, RunOutput, RunStats, RunWarning, TemplateResult } from '../types.js';
 import { MutableScope, type OperatorResult, type PartResolver, executeOperators } from './operators.js';
@@ -13,9 +12,8 @@ import { createRunContext, createRunStats, REQUEST_CAP_WARNING } from './run.js'
 import { runFlowTemplate } from './flow.js';
 import type { BlockPayloads } from '../parse/payloads.js';
 import { payloadCombinations, payloadScope, type PayloadValues } from './payloads.js';
+import { resultEvents } from './result-event.js';
 
-const REQUEST_EXCERPT = 4 * 1024;
-const RESPONSE_EXCERPT = 8 * 1024;
 const RANDSTR_CHARS = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
 
 export interface HostBlock extends OperatorBlock {
@@ -211,32 +209,7 @@ export class HostTemplateRun<B extends HostBlock> {
     if (!op.matched && !extracted) return;
     // nuclei prints no event whose matchers are all internal (flows gate later requests with such matchers)
     if (this.flow && op.matched && block.matchers.length && block.matchers.every((m) => m.internal)) return;
-    const info = this.tpl.info;
-    const c = info.classification;
-    const classification: TemplateResult['classification'] = {};
-    if (c.cveId?.length) classification.cveId = c.cveId;
-    if (c.cweId?.length) classification.cweId = c.cweId;
-    if (c.cvssMetrics) classification.cvssMetrics = c.cvssMetrics;
-    if (c.cvssScore !== undefined) classification.cvssScore = c.cvssScore;
-    const base = (): TemplateResult => ({
-      templateId: this.tpl.id,
-      templateName: info.name,
-      severity: info.severity,
-      extractedResults: [...op.outputExtracts],
-      matchedUrl: event.matched,
-      request: excerpt(event.request, REQUEST_EXCERPT),
-      response: excerpt(event.response, RESPONSE_EXCERPT),
-      classification,
-      remediation: info.remediation,
-      description: info.description,
-      reference: info.reference.length ? info.reference : undefined,
-      tags: info.tags.length ? info.tags : undefined,
-      author: info.author.length ? info.author : undefined,
-    });
-    const out: TemplateResult[] = [];
-    if (op.matches.length) for (const name of op.matches) out.push({ ...base(), matcherName: name });
-    else if (op.extracts.size) for (const [name, values] of op.extracts) out.push({ ...base(), extractorName: name, extractedResults: values });
-    else out.push(base());
+    const out = resultEvents(this.tpl, op, event);
     for (const r of out) {
       const key = JSON.stringify([r.matcherName ?? '', r.extractorName ?? '', r.matchedUrl, r.extractedResults]);
       if (this.resultKeys.has(key)) continue;

@@ -2,15 +2,12 @@
  * The pieces of a network run that are nuclei data shapes: target variables of an address, the `port:` rules
  * (UseNetworkPort), the DSL part mapping, and result events (MakeDefaultResultEvent).
  */
-import { excerpt } from '../bytes.js';
 import { dslToString, type DslScope } from '../dsl/index.js';
 import type { NetworkTarget } from '../network-types.js';
 import type { NucleiTemplate, TemplateResult } from '../types.js';
 import { joinHostPort, splitHostPort } from './network-io.js';
 import type { OperatorResult } from './operators.js';
-
-const REQUEST_EXCERPT = 4 * 1024;
-const RESPONSE_EXCERPT = 8 * 1024;
+import { resultEvents, type EventText } from './result-event.js';
 
 /** Ports nuclei treats as implied by an http(s)/dns input, replaced by the template's port (contextargs). */
 export const RESERVED_PORTS = [80, 443, 8080, 8443, 8081, 53];
@@ -63,11 +60,8 @@ export function networkPart(part: string, scope: DslScope): string | undefined {
   return v === undefined ? undefined : dslToString(v);
 }
 
-export interface NetworkEventText {
-  matched: string;
-  request: string;
-  response: string;
-}
+/** What a network event shows (the shape every protocol's event has). */
+export type NetworkEventText = EventText;
 
 /** nuclei MakeDefaultResultEvent for one network event: per named matcher (or), else per named extractor, else one. */
 export function networkResults(tpl: NucleiTemplate, hasMatchers: boolean, op: OperatorResult, text: NetworkEventText): TemplateResult[] {
@@ -75,29 +69,5 @@ export function networkResults(tpl: NucleiTemplate, hasMatchers: boolean, op: Op
   const extracted = op.extracts.size > 0 || op.outputExtracts.length > 0;
   if (extracted && hasMatchers && !op.matched) return [];
   if (!op.matched && !extracted) return [];
-  const info = tpl.info;
-  const c = info.classification;
-  const classification: TemplateResult['classification'] = {};
-  if (c.cveId?.length) classification.cveId = c.cveId;
-  if (c.cweId?.length) classification.cweId = c.cweId;
-  if (c.cvssMetrics) classification.cvssMetrics = c.cvssMetrics;
-  if (c.cvssScore !== undefined) classification.cvssScore = c.cvssScore;
-  const base = (): TemplateResult => ({
-    templateId: tpl.id,
-    templateName: info.name,
-    severity: info.severity,
-    extractedResults: [...op.outputExtracts],
-    matchedUrl: text.matched,
-    request: excerpt(text.request, REQUEST_EXCERPT),
-    response: excerpt(text.response, RESPONSE_EXCERPT),
-    classification,
-    remediation: info.remediation,
-    description: info.description,
-    reference: info.reference.length ? info.reference : undefined,
-    tags: info.tags.length ? info.tags : undefined,
-    author: info.author.length ? info.author : undefined,
-  });
-  if (op.matches.length) return op.matches.map((name) => ({ ...base(), matcherName: name }));
-  if (op.extracts.size) return [...op.extracts].map(([name, values]) => ({ ...base(), extractorName: name, extractedResults: values }));
-  return [base()];
+  return resultEvents(tpl, op, text);
 }

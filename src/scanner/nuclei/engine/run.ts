@@ -43,7 +43,7 @@ import { type CacheEntry, clusterKey } from './clustering.js';
 import { arrivalOrder, chainResponses } from './redirect-chain.js';
 import { raceCopies, sendTogether } from './race.js';
 import { runFlowTemplate } from './flow.js';
-import { httpResults } from './http-result.js';
+import { resultEvents } from './result-event.js';
 import { isOnceRequest, payloadCombinations, payloadScope, type PayloadValues } from './payloads.js';
 
 const DEFAULT_USER_AGENT = 'Mozilla/5.0 (compatible; Perimeter-Nuclei/1.0)';
@@ -328,7 +328,7 @@ export class TemplateRun {
     return promise;
   }
 
-  /** Writes an event's results (nuclei's MakeDefaultResultEvent, http-result.ts) unless nuclei would not write it. */
+  /** Writes an event's results (nuclei's MakeDefaultResultEvent, result-event.ts) unless nuclei would not write it. */
   private emit(block: HttpRequestBlock, op: OperatorResult, resp: HttpSendResponse, req: BuiltRequest) {
     // matchers that are all `internal` only steer the run (nuclei tmplexec: such an event is not written)
     if (op.matched && block.matchers.length && block.matchers.every((m) => m.internal)) return;
@@ -336,7 +336,7 @@ export class TemplateRun {
     const extracted = op.extracts.size > 0 || op.outputExtracts.length > 0;
     if (extracted && block.matchers.length && !op.matched) return;
     if (!op.matched && !extracted) return;
-    const out = httpResults(this.tpl, op, resp, req);
+    const out = resultEvents(this.tpl, op, { matched: resp.finalUrl || req.url, request: resp.rawRequest, response: resp.rawResponse });
     for (const r of out) {
       const key = JSON.stringify([r.matcherName ?? '', r.extractorName ?? '', r.matchedUrl, r.extractedResults]);
       if (this.resultKeys.has(key)) continue;
