@@ -166,6 +166,63 @@ describe('POST /api/v1/api/templates/import', () => {
     expect(withWarnings.warnings).toEqual([expect.objectContaining({ path: 'http[1].payloads.user' })]);
   });
 
+  it('reports the variables a template needs from the user as userVariables, not as warnings (it loads cleanly)', async () => {
+    const wid = (await client.createWorkspace(owner)).id;
+    const login = `id: acme-login
+info:
+  name: Acme authenticated export
+  author: tests
+  severity: high
+http:
+  - raw:
+      - |
+        POST /login HTTP/1.1
+        Host: {{Hostname}}
+        Content-Type: application/x-www-form-urlencoded
+
+        user={{username}}&pass={{password}}
+    matchers:
+      - type: word
+        words: ["exported"]
+`;
+    // {{probe_later}} is the value block \`probe\` makes: a warning of its own, not a user variable
+    const extracted = templateYaml('acme-extracted', {
+      extra: `  - id: probe
+    method: GET
+    path: ["{{BaseURL}}/token"]
+    extractors:
+      - type: regex
+        name: later
+        internal: true
+        regex: ["t=([a-z]+)"]
+`,
+    }).replace('"{{BaseURL}}/acme-admin"', '"{{BaseURL}}/acme-admin?t={{probe_later}}"');
+    const answer = await importArchive(
+      tarGz([
+        { path: 'lib/http/acme-login.yaml', content: login },
+        { path: 'lib/http/acme-extracted.yaml', content: extracted },
+      ]),
+      { workspace: wid },
+    );
+    expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+    const [loginFile, extractedFile] = answer.body.files;
+    expect(loginFile).toEqual({
+      path: 'lib/http/acme-login.yaml',
+      status: 'loaded',
+      templateId: expect.any(String),
+      nucleiId: 'acme-login',
+      change: 'created',
+      userVariables: ['password', 'username'],
+    });
+    expect(extractedFile).toMatchObject({ status: 'warnings', warnings: [expect.stringContaining('unknown variable {{probe_later}} in http requests')] });
+    expect(extractedFile.userVariables).toBeUndefined();
+    const read = await client.api('GET', `${BASE}/${loginFile.templateId}`, { as: owner, workspaceId: wid });
+    expect(read.body).toMatchObject({ warnings: [], userVariables: ['password', 'username'] });
+    // unchanged on a re-import: the stored needs are answered again
+    const again = await importArchive(tarGz([{ path: 'lib/http/acme-login.yaml', content: login }]), { workspace: wid });
+    expect(again.body.files[0]).toMatchObject({ status: 'loaded', change: 'unchanged', userVariables: ['password', 'username'] });
+  });
+
   it('imports a .zip the same way', async () => {
     const wid = (await client.createWorkspace(owner)).id;
     const answer = await importArchive(zip(library('zip')), { type: 'application/zip', workspace: wid });

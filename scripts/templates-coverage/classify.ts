@@ -43,6 +43,8 @@ export interface ClassifiedFile {
   status: TemplateStatus;
   /** Distinct warning causes (status `warnings`), or distinct rejection causes (status `rejected`). */
   causes: string[];
+  /** Variables the template needs from the user (`{{username}}`...): not a warning; it runs once they are given. */
+  userVariables: string[];
 }
 
 /** Top-level keys: from the YAML document when it reads as a mapping, else from unindented `key:` lines. */
@@ -115,14 +117,15 @@ export function classifyFile(text: string, readPayloadFile?: PayloadFileReader):
   const protocols = classifyProtocols(keys);
   const protocol = protocols.length === 0 ? NO_PROTOCOL : protocols.length === 1 ? protocols[0]! : MULTI_PROTOCOL;
   const template = keys.includes('id') && keys.includes('info');
-  if (!template) return { template, protocol, protocols, status: 'rejected', causes: [] };
+  if (!template) return { template, protocol, protocols, status: 'rejected', causes: [], userVariables: [] };
   try {
     const checked = checkTemplateContent(text, readPayloadFile);
-    if (checked.warnings.length === 0) return { template, protocol, protocols, status: 'loaded', causes: [] };
-    return { template, protocol, protocols, status: 'warnings', causes: distinctCauses(checked.warnings.map((w) => w.message)) };
+    const { userVariables } = checked;
+    if (checked.warnings.length === 0) return { template, protocol, protocols, status: 'loaded', causes: [], userVariables };
+    return { template, protocol, protocols, status: 'warnings', causes: distinctCauses(checked.warnings.map((w) => w.message)), userVariables };
   } catch (error) {
     if (!(error instanceof AppError)) throw error;
     const messages = error.details?.length ? error.details.map((d) => d.message) : [error.message];
-    return { template, protocol, protocols, status: 'rejected', causes: distinctCauses(messages) };
+    return { template, protocol, protocols, status: 'rejected', causes: distinctCauses(messages), userVariables: [] };
   }
 }

@@ -21,6 +21,8 @@ export interface GoalShare {
   loaded: number;
   total: number;
   percent: number;
+  /** Of `loaded`: templates that need variables from the user (they run once the values are given). */
+  needUserVariables: number;
 }
 
 export interface CoverageReport {
@@ -36,12 +38,15 @@ export interface CoverageReport {
   byHttpFolder: Record<string, Counts>;
   topWarningCauses: CauseCount[];
   topRejectionCauses: CauseCount[];
+  /** Variables templates need from the user (`{{username}}`...), by how many loaded templates need each. */
+  topUserVariables: CauseCount[];
   goals: GoalShare[];
   elapsedMs: number;
 }
 
 export const TOP_WARNING_CAUSES = 25;
 export const TOP_REJECTION_CAUSES = 15;
+export const TOP_USER_VARIABLES = 10;
 
 /** The issue's goal: which folders must load cleanly, minus the http/ folders that are out of scope. */
 const GOALS: Array<{ folder: string; excluded: string[] }> = [
@@ -86,7 +91,8 @@ export function buildReport(folder: string, files: FileOutcome[], elapsedMs: num
   const byHttpFolder: Record<string, Counts> = {};
   const warningCauses = new Map<string, number>();
   const rejectionCauses = new Map<string, number>();
-  const goalCounts = GOALS.map(() => ({ loaded: 0, total: 0 }));
+  const userVariables = new Map<string, number>();
+  const goalCounts = GOALS.map(() => ({ loaded: 0, total: 0, needUserVariables: 0 }));
   let nonTemplates = 0;
 
   for (const { relativePath, classified } of files) {
@@ -104,10 +110,13 @@ export function buildReport(folder: string, files: FileOutcome[], elapsedMs: num
     if (top === 'http' && segments.length > 2) add(byHttpFolder, `http/${segments[1]}`, status);
     const causes = status === 'warnings' ? warningCauses : status === 'rejected' ? rejectionCauses : undefined;
     for (const cause of causes ? classified.causes : []) causes!.set(cause, (causes!.get(cause) ?? 0) + 1);
+    const needs = status === 'loaded' && classified.userVariables.length > 0;
+    if (status === 'loaded') for (const name of classified.userVariables) userVariables.set(name, (userVariables.get(name) ?? 0) + 1);
     GOALS.forEach((goal, i) => {
       if (top !== goal.folder || (segments.length > 2 && goal.excluded.includes(segments[1]!))) return;
       goalCounts[i]!.total += 1;
       if (status === 'loaded') goalCounts[i]!.loaded += 1;
+      if (needs) goalCounts[i]!.needUserVariables += 1;
     });
   }
 
@@ -121,6 +130,7 @@ export function buildReport(folder: string, files: FileOutcome[], elapsedMs: num
     byHttpFolder: sortedTable(byHttpFolder),
     topWarningCauses: topCauses(warningCauses, TOP_WARNING_CAUSES),
     topRejectionCauses: topCauses(rejectionCauses, TOP_REJECTION_CAUSES),
+    topUserVariables: topCauses(userVariables, TOP_USER_VARIABLES),
     goals: GOALS.map((goal, i) => ({
       label: `${goal.folder}/${goal.excluded.length ? ` excluding ${goal.excluded.map((f) => `${f}/`).join(', ')}` : ''}`,
       ...goalCounts[i]!,
@@ -139,8 +149,8 @@ function countsTable(title: string, column: string, table: Record<string, Counts
   return [...lines, ''];
 }
 
-function causesTable(title: string, causes: CauseCount[]): string[] {
-  const lines = [`## ${title}`, '', '| # | cause | templates |', '| ---: | --- | ---: |'];
+function causesTable(title: string, causes: CauseCount[], column = 'cause'): string[] {
+  const lines = [`## ${title}`, '', `| # | ${column} | templates |`, '| ---: | --- | ---: |'];
   for (const [i, c] of causes.entries()) lines.push(`| ${i + 1} | ${c.cause.replace(/\|/g, '\\|')} | ${c.templates} |`);
   return [...lines, ''];
 }
@@ -156,13 +166,22 @@ export function formatReport(report: CoverageReport): string {
     '',
     '## Goal',
     '',
-    ...report.goals.map((g) => `${g.label}: ${g.loaded} of ${g.total} load with no warning (${g.percent}%)`),
+    ...report.goals.map(
+      (g) =>
+        `${g.label}: ${g.loaded} of ${g.total} load with no warning (${g.percent}%)` +
+        (g.needUserVariables ? `; ${g.needUserVariables} of them need variables from the user (they run once the values are given)` : ''),
+    ),
     '',
     ...countsTable('By protocol (a template with blocks of several protocols counts once, as "multi")', 'protocol', report.byProtocol),
     ...countsTable('By top-level folder', 'folder', report.byFolder),
     ...countsTable('By http/ folder', 'folder', report.byHttpFolder),
     ...causesTable(`Top ${TOP_WARNING_CAUSES} warning causes (templates loaded with warnings)`, report.topWarningCauses),
     ...causesTable(`Top ${TOP_REJECTION_CAUSES} rejection causes`, report.topRejectionCauses),
+    ...causesTable(
+      `Top ${TOP_USER_VARIABLES} variables templates need from the user (loaded templates; workspace template settings or a scan's templateVariables)`,
+      report.topUserVariables,
+      'variable',
+    ),
   ];
   return `${lines.join('\n').trimEnd()}\n`;
 }

@@ -112,7 +112,7 @@ dns:
     matchers: [{ type: word, words: ["x"] }]
 `);
     expect(messages(r.warnings)).toEqual([
-      'dns[1]: variable {{Hostname}} not provided to dns requests; requests using it are skipped unless an earlier request extracts it',
+      'dns[1]: unknown variable {{Hostname}} in dns requests; requests using it are skipped unless an earlier request extracts it or the user gives a value',
     ]);
   });
 

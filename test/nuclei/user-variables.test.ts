@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseTemplate } from '../../src/scanner/nuclei/index.js';
-import { userVariablesOf, withUserVariables } from '../../src/scanner/nuclei/user-variables.js';
+import { separateUserVariables, userVariablesOf, withUserVariables } from '../../src/scanner/nuclei/user-variables.js';
 
 /** Which variables a template asks the user for, and what it becomes with or without them. */
 
@@ -144,5 +144,41 @@ http:
     expect(withUserVariables(plain, { token: 'x' })).toBe(plain);
     const flow = { ...template, skip: 'flow (JavaScript orchestration) is not supported' };
     expect(withUserVariables(flow, {})).toBe(flow);
+  });
+});
+
+describe('separateUserVariables', () => {
+  it("turns the parser's unknown-variable warnings about user variables into the template's needs, and keeps every other warning", () => {
+    const parsed = parseTemplate(`${head('t-sep')}
+http:
+  - method: GET
+    path: ["{{BaseURL}}/a?u={{username}}&s={{probe_session}}"]
+    matchers:
+      - type: status
+        status: [200]
+  - id: probe
+    method: GET
+    path: ["{{BaseURL}}/b"]
+    extractors:
+      - type: regex
+        name: session
+        regex: ['s=([a-z]+)']
+  - method: GET
+    path: ["{{BaseURL}}/c?t={{token}}"]
+    matchers:
+      - type: xpath
+        xpath: ["/html"]
+`);
+    expect(parsed.errors).toEqual([]);
+    const before = parsed.warnings.map((w) => w.message);
+    expect(before.some((m) => m.startsWith('unknown variables {{username}}, {{probe_session}} in http requests'))).toBe(true);
+    expect(before.some((m) => m.startsWith('unknown variable {{token}} in http requests'))).toBe(true);
+    const { warnings, userVariables } = separateUserVariables(parsed.template!, parsed.warnings);
+    expect(userVariables).toEqual(['token', 'username']);
+    const after = warnings.map((w) => w.message);
+    // {{probe_session}} is the value block \`probe\` makes, not the user's: that warning stays (with the user variable beside it)
+    expect(after.some((m) => m.startsWith('unknown variables {{username}}, {{probe_session}}'))).toBe(true);
+    expect(after.some((m) => m.includes('{{token}}'))).toBe(false);
+    expect(after.some((m) => /xpath/.test(m))).toBe(true);
   });
 });

@@ -1,6 +1,6 @@
 import type { AppDeps } from '../../context.js';
 import { SecretBoxError } from '../../crypto/secret-box.js';
-import { withUserVariables } from '../../scanner/nuclei/user-variables.js';
+import { withUserVariables } from '../../scanner/nuclei/index.js';
 import type { RunnableTemplate } from '../../scanner/nuclei/run-on-web.js';
 import { loadScanTemplates } from '../templates/loader.js';
 import { openVariables } from '../templates/variables.js';

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Lexer } from 'yaml';
 import { AppError, ValidationError, type FieldIssue } from '../../errors.js';
-import { parseTemplate, type NucleiTemplate, type PayloadFileReader, type TemplateIssue } from '../../scanner/nuclei/index.js';
+import { parseTemplate, separateUserVariables, type NucleiTemplate, type PayloadFileReader, type TemplateIssue } from '../../scanner/nuclei/index.js';
 import { MAX_TEMPLATE_BYTES } from './schemas.js';
 
 /**
@@ -20,7 +20,14 @@ export const MAX_ALIASES = 64;
 
 export interface CheckedTemplate {
   template: NucleiTemplate;
+  /** Features the engine does not run. */
   warnings: TemplateIssue[];
+  /**
+   * Variables the template needs from the user (`{{username}}`, `{{token}}`...): not a warning, the template runs
+   * faithfully once they are given (workspace template settings or a scan's templateVariables); until then scans
+   * skip it with the names missing.
+   */
+  userVariables: string[];
   /** sha256 of the UTF-8 bytes, hex. */
   checksum: string;
   sizeBytes: number;
@@ -123,5 +130,6 @@ export function checkTemplateContent(text: string, readPayloadFile?: PayloadFile
     throw invalid([{ message: `the template could not be read: ${(error as Error).message.split('\n')[0]}`, path: '' }]);
   }
   if (parsed.errors.length || !parsed.template) throw invalid(parsed.errors.length ? parsed.errors : [{ message: 'the template could not be read', path: '' }]);
-  return { template: parsed.template, warnings: parsed.warnings, checksum: sha256(text), sizeBytes };
+  const { warnings, userVariables } = separateUserVariables(parsed.template, parsed.warnings);
+  return { template: parsed.template, warnings, userVariables, checksum: sha256(text), sizeBytes };
 }

@@ -35,6 +35,10 @@ export const TemplateRef = builder.objectRef<templates.TemplateResponse>('Templa
     checksum: t.exposeString('checksum', { nullable: true }),
     sizeBytes: t.exposeInt('sizeBytes', { nullable: true }),
     warnings: t.field({ type: [TemplateIssueRef], resolve: (template) => template.warnings }),
+    userVariables: t.exposeStringList('userVariables', {
+      description:
+        "Variables the template needs from the user ({{username}}, {{token}}...): give them in the workspace's template settings or a scan's templateVariables; until then scans skip it.",
+    }),
     content: t.loadable({
       type: 'String',
       nullable: true,
@@ -73,6 +77,10 @@ const TemplateImportFileRef = builder.objectRef<ImportedFile>('TemplateImportFil
     nucleiId: t.exposeString('nucleiId', { nullable: true }),
     change: t.expose('change', { type: TemplateImportChangeEnum, nullable: true }),
     warnings: t.stringList({ resolve: (file) => file.warnings ?? [] }),
+    userVariables: t.stringList({
+      description: "Variables the template needs from the user: give them in the workspace's template settings or a scan's templateVariables.",
+      resolve: (file) => file.userVariables ?? [],
+    }),
     errors: t.stringList({ resolve: (file) => file.errors ?? [] }),
   }),
 });

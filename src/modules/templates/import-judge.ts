@@ -26,6 +26,7 @@ export interface StoredTemplate {
   /** sha256 of the payload files stored beside it (null: none). */
   payloadFilesChecksum: string | null;
   warnings: TemplateIssue[];
+  userVariables: string[];
 }
 
 export type Judged =

@@ -47,6 +47,10 @@ const importedFileSchema = z
     nucleiId: z.string().optional().meta({ description: "The template's own id (nuclei's `id`)." }),
     change: z.enum(['created', 'updated', 'unchanged']).optional().meta({ description: 'What the import did to the template record.' }),
     warnings: z.array(z.string()).optional().meta({ description: 'Features the engine does not run: `<field> (line L, column C): message`.' }),
+    userVariables: z.array(z.string()).optional().meta({
+      description:
+        "Variables the template needs from the user: give them in the workspace's template settings or a scan's templateVariables. Absent when none.",
+    }),
     errors: z.array(z.string()).optional().meta({ description: 'Why the entry was not imported.' }),
   })
   .meta({ id: 'TemplateImportFile' });

@@ -23,6 +23,8 @@ export interface ImportedFile {
   /** What happened to the record: created, updated, or left alone because its content is the same. */
   change?: 'created' | 'updated' | 'unchanged';
   warnings?: string[];
+  /** Variables the template needs from the user (workspace template settings or a scan's templateVariables); absent when none. */
+  userVariables?: string[];
   errors?: string[];
 }
 
@@ -74,8 +76,15 @@ function allocateFileName(path: string, taken: Set<string>): string {
   return chosen;
 }
 
-function outcome(path: string, warnings: TemplateIssue[], extra: Pick<ImportedFile, 'templateId' | 'nucleiId' | 'change'>): ImportedFile {
-  return warnings.length ? { path, status: 'warnings', ...extra, warnings: warnings.map(issueText) } : { path, status: 'loaded', ...extra };
+function outcome(
+  path: string,
+  judged: { warnings: TemplateIssue[]; userVariables: string[] },
+  extra: Pick<ImportedFile, 'templateId' | 'nucleiId' | 'change'>,
+): ImportedFile {
+  const needs = judged.userVariables.length ? { userVariables: judged.userVariables } : {};
+  return judged.warnings.length
+    ? { path, status: 'warnings', ...extra, warnings: judged.warnings.map(issueText), ...needs }
+    : { path, status: 'loaded', ...extra, ...needs };
 }
 
 /**
@@ -116,7 +125,7 @@ export function planImport(judged: Judged[], stored: StoredTemplate[], builtinBy
         continue;
       }
       const duplicate = claim(entry.path, current.templateKey);
-      plan.files.push(duplicate ?? outcome(entry.path, current.warnings, { templateId: current.id, nucleiId: current.templateKey, change: 'unchanged' }));
+      plan.files.push(duplicate ?? outcome(entry.path, current, { templateId: current.id, nucleiId: current.templateKey, change: 'unchanged' }));
       continue;
     }
     const duplicate = claim(entry.path, entry.nucleiId);
@@ -135,14 +144,18 @@ export function planImport(judged: Judged[], stored: StoredTemplate[], builtinBy
     const existing = byKey.get(entry.nucleiId);
     const payloadFiles = entry.payloadFiles ? { payloadFiles: entry.payloadFiles } : {};
     if (existing?.checksum === fields.checksum && (existing.payloadFilesChecksum ?? undefined) === entry.payloadFiles?.checksum) {
-      plan.files.push(outcome(entry.path, existing.warnings, { templateId: existing.id, nucleiId: entry.nucleiId, change: 'unchanged' }));
+      plan.files.push(outcome(entry.path, existing, { templateId: existing.id, nucleiId: entry.nucleiId, change: 'unchanged' }));
     } else if (existing) {
       plan.updates.push({ id: existing.id, content: entry.content, fields, ...payloadFiles });
-      plan.files.push(outcome(entry.path, warnings, { templateId: existing.id, nucleiId: entry.nucleiId, change: 'updated' }));
+      plan.files.push(
+        outcome(entry.path, { warnings, userVariables: entry.fields.userVariables }, { templateId: existing.id, nucleiId: entry.nucleiId, change: 'updated' }),
+      );
     } else {
       const id = randomUUID();
       plan.creates.push({ id, content: entry.content, fields, fileName: allocateFileName(entry.path, taken), ...payloadFiles });
-      plan.files.push(outcome(entry.path, warnings, { templateId: id, nucleiId: entry.nucleiId, change: 'created' }));
+      plan.files.push(
+        outcome(entry.path, { warnings, userVariables: entry.fields.userVariables }, { templateId: id, nucleiId: entry.nucleiId, change: 'created' }),
+      );
     }
   }
   return plan;

@@ -86,7 +86,7 @@ function isUniqueViolation(error: unknown): boolean {
 async function ownTemplates(prisma: Tx | ServiceContext['deps']['prisma'], workspaceId: string): Promise<StoredTemplate[]> {
   const rows = await prisma.template.findMany({
     where: { workspaceId, builtin: false },
-    select: { id: true, fileName: true, templateKey: true, checksum: true, payloadFilesChecksum: true, warnings: true },
+    select: { id: true, fileName: true, templateKey: true, checksum: true, payloadFilesChecksum: true, warnings: true, userVariables: true },
   });
   return rows.map((row) => ({ ...row, warnings: warningsOf(row.warnings) }));
 }
@@ -118,6 +118,7 @@ function rowValues(rows: ImportPlan['updates'] | ImportPlan['creates']): string 
       payloadFilesChecksum: rest.payloadFiles?.checksum ?? null,
       size: fields.sizeBytes,
       warnings: fields.warnings,
+      userVariables: fields.userVariables,
       storage: templateStorageKey(id),
     })),
   );
@@ -133,20 +134,20 @@ async function writeRows(tx: Tx, workspaceId: string, createdById: string, plan:
   if (plan.creates.length) {
     await tx.$executeRaw`
       INSERT INTO "template" ("id", "workspaceId", "fileName", "templateKey", "name", "severity", "tags", "enabled", "builtin",
-        "storageKey", "checksum", "payloadFilesChecksum", "sizeBytes", "warnings", "createdById", "createdAt", "updatedAt")
+        "storageKey", "checksum", "payloadFilesChecksum", "sizeBytes", "warnings", "userVariables", "createdById", "createdAt", "updatedAt")
       SELECT v.id, ${workspaceId}::uuid, v."fileName", v.key, v.name, v.severity::"Severity", ARRAY(SELECT jsonb_array_elements_text(v.tags)),
-        true, false, v.storage, v.checksum, v."payloadFilesChecksum", v.size, v.warnings, ${createdById}, ${now}::timestamp(3), ${now}::timestamp(3)
+        true, false, v.storage, v.checksum, v."payloadFilesChecksum", v.size, v.warnings, ARRAY(SELECT jsonb_array_elements_text(v."userVariables")), ${createdById}, ${now}::timestamp(3), ${now}::timestamp(3)
       FROM jsonb_to_recordset(${rowValues(plan.creates)}::jsonb)
-        AS v(id uuid, "fileName" text, key text, name text, severity text, tags jsonb, checksum text, "payloadFilesChecksum" text, size int, warnings jsonb, storage text)`;
+        AS v(id uuid, "fileName" text, key text, name text, severity text, tags jsonb, checksum text, "payloadFilesChecksum" text, size int, warnings jsonb, "userVariables" jsonb, storage text)`;
   }
   if (plan.updates.length) {
     await tx.$executeRaw`
       UPDATE "template" AS t SET
         "templateKey" = v.key, "name" = v.name, "severity" = v.severity::"Severity",
         "tags" = ARRAY(SELECT jsonb_array_elements_text(v.tags)), "checksum" = v.checksum, "payloadFilesChecksum" = v."payloadFilesChecksum",
-        "sizeBytes" = v.size, "warnings" = v.warnings, "storageKey" = v.storage, "updatedAt" = ${now}::timestamp(3)
+        "sizeBytes" = v.size, "warnings" = v.warnings, "userVariables" = ARRAY(SELECT jsonb_array_elements_text(v."userVariables")), "storageKey" = v.storage, "updatedAt" = ${now}::timestamp(3)
       FROM jsonb_to_recordset(${rowValues(plan.updates)}::jsonb)
-        AS v(id uuid, key text, name text, severity text, tags jsonb, checksum text, "payloadFilesChecksum" text, size int, warnings jsonb, storage text)
+        AS v(id uuid, key text, name text, severity text, tags jsonb, checksum text, "payloadFilesChecksum" text, size int, warnings jsonb, "userVariables" jsonb, storage text)
       WHERE t.id = v.id AND t."workspaceId" = ${workspaceId}::uuid AND t.builtin = false`;
   }
 }

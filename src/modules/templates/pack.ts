@@ -19,6 +19,7 @@ export interface PackTemplate {
   content: string;
   template: NucleiTemplate;
   warnings: TemplateIssue[];
+  userVariables: string[];
   checksum: string;
   sizeBytes: number;
 }
@@ -69,7 +70,7 @@ export function severityOf(template: NucleiTemplate): 'info' | 'low' | 'medium' 
 }
 
 /** Row fields that describe a parsed template (shared with uploads). */
-export function describe(checked: { template: NucleiTemplate; warnings: TemplateIssue[]; checksum: string; sizeBytes: number }) {
+export function describe(checked: { template: NucleiTemplate; warnings: TemplateIssue[]; userVariables: string[]; checksum: string; sizeBytes: number }) {
   return {
     templateKey: checked.template.id,
     name: checked.template.info.name,
@@ -78,6 +79,7 @@ export function describe(checked: { template: NucleiTemplate; warnings: Template
     checksum: checked.checksum,
     sizeBytes: checked.sizeBytes,
     warnings: checked.warnings as unknown as Prisma.InputJsonValue,
+    userVariables: checked.userVariables,
   };
 }
 

@@ -38,6 +38,10 @@ const templateSchema = z
     checksum: z.string().nullable().meta({ description: 'sha256 of the content, hex.' }),
     sizeBytes: z.number().int().nullable(),
     warnings: z.array(issueSchema).meta({ description: 'Features of the template the engine does not run (it runs the rest).' }),
+    userVariables: z.array(z.string()).meta({
+      description:
+        "Variables the template needs from the user ({{username}}, {{token}}...): give them in the workspace's template settings or a scan's templateVariables; until then scans skip it. Not a warning.",
+    }),
     createdById: z.string().nullable(),
     createdAt: dateTime,
     updatedAt: dateTime,

@@ -48,6 +48,8 @@ export interface TemplateResponse {
   sizeBytes: number | null;
   /** Features of the template the engine does not run, from the last upload. */
   warnings: TemplateIssue[];
+  /** Variables the template needs from the user, from the last upload (not warnings: it runs once they are given). */
+  userVariables: string[];
   createdById: string | null;
   createdAt: Date;
   updatedAt: Date;
@@ -94,6 +96,7 @@ export function toTemplateResponse(row: TemplateRow, setting: { enabled: boolean
     checksum: row.checksum,
     sizeBytes: row.sizeBytes,
     warnings: warningsOf(row.warnings),
+    userVariables: row.userVariables,
     createdById: row.createdById,
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,

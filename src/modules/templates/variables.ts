@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import type { SecretBox } from '../../crypto/secret-box.js';
-import { RESERVED_VARIABLE_NAMES } from '../../scanner/nuclei/user-variables.js';
+import { RESERVED_VARIABLE_NAMES } from '../../scanner/nuclei/index.js';
 
 export const MAX_TEMPLATE_VARIABLES = 100;
 export const MAX_TEMPLATE_VARIABLE_LENGTH = 4_096;

@@ -47,6 +47,7 @@ export {
   type ParsedDsl,
   type RenderResult,
 } from './dsl/index.js';
+export { RESERVED_VARIABLE_NAMES, separateUserVariables, userVariablesOf, withUserVariables } from './user-variables.js';
 export { compareVersions, parseVersion } from './versions.js';
 export { murmur3x86_32, mmh3Signed } from './mmh3.js';
 export { decodeBytes, decodeBody, encodeString, byteLength } from './bytes.js';

@@ -16,7 +16,8 @@ import { markerVariables } from './parse/dsl.js';
 import { DNS_INPUT_VARIABLES } from './parse/dns.js';
 import { SSL_INPUT_VARIABLES } from './parse/ssl.js';
 import { TARGET_VARIABLES } from './parse/template.js';
-import type { NucleiTemplate } from './types.js';
+import { unknownVariablesOfWarning } from './parse/unknown-variables.js';
+import type { NucleiTemplate, TemplateIssue } from './types.js';
 
 /** Names the engine always provides: a user value under one of them would be ignored, so they are refused. */
 export const RESERVED_VARIABLE_NAMES: ReadonlySet<string> = new Set([...TARGET_VARIABLES, ...DNS_INPUT_VARIABLES, ...SSL_INPUT_VARIABLES, 'interactsh-url']);
@@ -100,4 +101,16 @@ export function withUserVariables(template: NucleiTemplate, values: Readonly<Rec
   if (!Object.keys(given).length) return template;
   // Constants win over template variables in every runner's scope; the template's own constants stay.
   return { ...template, constants: { ...given, ...template.constants } };
+}
+
+/**
+ * The parser's warnings without those about variables the user can give (the names are reported as what the
+ * template needs instead: it runs faithfully once they are given), and those names. A warning naming a variable
+ * that is not a user variable (a later block extracts it, say) stays.
+ */
+export function separateUserVariables(template: NucleiTemplate, warnings: readonly TemplateIssue[]): { warnings: TemplateIssue[]; userVariables: string[] } {
+  const userVariables = userVariablesOf(template);
+  const needed = new Set(userVariables);
+  const kept = warnings.filter((issue) => !unknownVariablesOfWarning(issue)?.every((name) => needed.has(name)));
+  return { warnings: kept, userVariables };
 }

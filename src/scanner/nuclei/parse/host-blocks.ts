@@ -4,8 +4,9 @@
  */
 import type { Extractor, Matcher } from '../types.js';
 import { type Ctx, isRecord, type Seg, typeName } from './context.js';
-import { markerUnknownFunctions, markerVariables } from './dsl.js';
+import { markerUnknownFunctions } from './dsl.js';
 import { parseOperatorLists as parseOperators } from './operators.js';
+import { unknownVariablesIn, warnUnknownVariables } from './unknown-variables.js';
 
 /** Block fields every protocol understands the same way (nuclei's operators.Operators plus `id`). */
 export const OPERATOR_FIELDS = ['id', 'matchers', 'extractors', 'matchers-condition', 'stop-at-first-match'];
@@ -58,18 +59,14 @@ export function checkSentText(ctx: Ctx, skipped: boolean, texts: string[], segs:
     reasons.push(reason);
     ctx.warn(`${reason} used in the request; this request block is skipped`, segs);
   }
-  const unknownVars = new Set<string>();
-  for (const text of texts) {
-    for (const v of markerVariables(text)) if (!provided.has(v) && !/^randstr(_\d+)?$/.test(v)) unknownVars.add(v);
-  }
   // a block skipped anyway (payloads provide such variables) needs no second warning
-  if (unknownVars.size && !reasons.length && !skipped) {
-    const list = [...unknownVars].map((v) => `{{${v}}}`).join(', ');
-    ctx.warn(
-      `variable${unknownVars.size > 1 ? 's' : ''} ${list} not provided to ${protocol} requests; requests using ${unknownVars.size > 1 ? 'them' : 'it'} are skipped unless an earlier request extracts ${unknownVars.size > 1 ? 'them' : 'it'}`,
+  if (!reasons.length && !skipped)
+    warnUnknownVariables(
+      ctx,
+      unknownVariablesIn(texts, (v) => provided.has(v)),
       segs,
+      protocol,
     );
-  }
   return reasons;
 }
 

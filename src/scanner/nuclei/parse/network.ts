@@ -6,8 +6,9 @@
 import type { NetworkAddress, NetworkInput, NetworkRequestBlock } from '../network-types.js';
 import { type PayloadParseOptions, parsePayloads } from './payloads.js';
 import { type Ctx, isHex, isRecord, pathString, type Seg, typeName } from './context.js';
-import { markerUnknownFunctions, markerVariables } from './dsl.js';
+import { markerUnknownFunctions } from './dsl.js';
 import { parseOperatorLists } from './operators.js';
+import { unknownVariablesIn, warnUnknownVariables } from './unknown-variables.js';
 
 /** nuclei's default for the final read. */
 export const DEFAULT_READ_SIZE = 1024;
@@ -198,20 +199,8 @@ export function parseNetworkBlock(
   }
   // earlier named reads feed later inputs
   const readNames = new Set(inputs.filter((i) => i.name).map((i) => i.name!));
-  const unknownVars = new Set<string>();
-  for (const text of sent) {
-    for (const v of markerVariables(text)) {
-      if (knownVars.has(v) || readNames.has(v) || payloadNames.has(v) || /^randstr(_\d+)?$/.test(v) || v === 'interactsh-url') continue;
-      unknownVars.add(v);
-    }
-  }
-  if (unknownVars.size && !skipReasons.length) {
-    const them = unknownVars.size > 1 ? 'them' : 'it';
-    ctx.warn(
-      `unknown variable${unknownVars.size > 1 ? 's' : ''} ${[...unknownVars].map((v) => `{{${v}}}`).join(', ')}; requests using ${them} are skipped`,
-      segs,
-    );
-  }
+  const unknownVars = unknownVariablesIn(sent, (v) => knownVars.has(v) || readNames.has(v) || payloadNames.has(v));
+  if (!skipReasons.length) warnUnknownVariables(ctx, unknownVars, segs, 'network');
 
   return {
     path: pathString(segs),

@@ -1,9 +1,10 @@
 /** One `http` request block: method/path or raw requests, headers, body, options, its matchers and extractors. */
 import type { HttpRequestBlock } from '../types.js';
 import { type Ctx, isRecord, type Seg, typeName, pathString } from './context.js';
-import { markerUnknownFunctions, markerVariables } from './dsl.js';
+import { markerUnknownFunctions } from './dsl.js';
 import { parseOperatorLists } from './operators.js';
 import { parsePayloads, type PayloadParseOptions } from './payloads.js';
+import { unknownVariablesIn, warnUnknownVariables } from './unknown-variables.js';
 
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'CONNECT', 'OPTIONS', 'TRACE', 'PATCH', 'PURGE', 'DEBUG']);
 
@@ -176,19 +177,8 @@ export function parseBlock(
   }
   // variables nobody provides: nuclei would refuse to send such a request
   const extractorNames = new Set(extractors.filter((e) => e.name).map((e) => e.name!));
-  const unknownVars = new Set<string>();
-  for (const text of requestTexts) {
-    for (const v of markerVariables(text)) {
-      if (knownVars.has(v) || extractorNames.has(v) || payloadNames.has(v) || /^randstr(_\d+)?$/.test(v) || v === 'interactsh-url') continue;
-      unknownVars.add(v);
-    }
-  }
-  if (unknownVars.size && !skipReasons.length) {
-    ctx.warn(
-      `unknown variable${unknownVars.size > 1 ? 's' : ''} ${[...unknownVars].map((v) => `{{${v}}}`).join(', ')}; requests using ${unknownVars.size > 1 ? 'them' : 'it'} are skipped unless an earlier request extracts ${unknownVars.size > 1 ? 'them' : 'it'}`,
-      segs,
-    );
-  }
+  const unknownVars = unknownVariablesIn(requestTexts, (v) => knownVars.has(v) || extractorNames.has(v) || payloadNames.has(v));
+  if (!skipReasons.length) warnUnknownVariables(ctx, unknownVars, segs, 'http');
 
   const reqCondition =
     reqConditionFlag ||
