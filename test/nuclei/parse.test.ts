@@ -383,3 +383,31 @@ colour: blue
     expect(re.test('12 trailing')).toBe(false);
   });
 });
+
+describe('requests without operators', () => {
+  const head = 'id: steps\ninfo:\n  name: steps\n  author: tests\n  severity: info\n';
+  it('are a normal step when another request matches (an upload the next request checks): no warning', () => {
+    const r = parseTemplate(`${head}http:
+  - method: PUT
+    path: ["{{BaseURL}}/poc.jsp/"]
+    body: "x"
+  - method: GET
+    path: ["{{BaseURL}}/poc.jsp"]
+    matchers:
+      - type: status
+        status: [200]
+`);
+    expect(r.errors).toEqual([]);
+    expect(r.warnings).toEqual([]);
+  });
+  it('make the template warn when no http request can match or extract', () => {
+    const r = parseTemplate(`${head}http:
+  - method: GET
+    path: ["{{BaseURL}}/a"]
+  - method: GET
+    path: ["{{BaseURL}}/b"]
+`);
+    expect(r.errors).toEqual([]);
+    expect(r.warnings.map((w) => [w.path, w.message])).toEqual([['http', 'no http request has matchers or extractors; its http requests can never produce a finding']]);
+  });
+});

@@ -152,9 +152,6 @@ export function parseBlock(
   const payloadSpec = parsePayloads(ctx, raw, segs, [raw.headers, raw.matchers, raw.extractors, raw.body, raw.path, raw.raw], payloadOptions);
   if (payloadSpec.skip) skipReasons.push(payloadSpec.skip);
   const payloadNames = new Set(payloadSpec.payloads?.sets.map((s) => s.name));
-  if (matchers.length === 0 && extractors.length === 0) {
-    ctx.warn('request has no matchers or extractors; it can never produce a finding', segs);
-  }
 
   // interactsh / OAST anywhere in what we would send
   const requestTexts = [...paths, ...rawReqs, ...Object.values(headers), body ?? ''];

@@ -180,6 +180,11 @@ export function parseTemplate(text: string, options: ParseOptions = {}): ParseRe
         if (block) requests.push(block);
       });
       if (httpRaw.length === 0) ctx.error(`'${protocolKey}' has no requests`, [protocolKey]);
+      // A request without operators is a normal step (a login, an upload the next request checks); only a template
+      // none of whose http requests can match or extract never reports anything (network/dns/ssl warn the same way).
+      if (requests.length > 0 && !requests.some((block) => block.matchers.length || block.extractors.length)) {
+        ctx.warn('no http request has matchers or extractors; its http requests can never produce a finding', [protocolKey]);
+      }
     }
   }
 
