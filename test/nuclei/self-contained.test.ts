@@ -2,7 +2,7 @@ import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createScopeGuard, LOOPBACK_NETWORKS, type HostObservation, type WebObservation } from '../../src/scanner/index.js';
 import { createNodeHttpSender, parseTemplate, runTemplatesDetailed, type NucleiTemplate } from '../../src/scanner/nuclei/index.js';
-import { runSelfContainedTemplates, type ScanReach } from '../../src/scanner/nuclei/run-self-contained.js';
+import { runSelfContainedTemplates, selfContainedAsset, type ScanReach } from '../../src/scanner/nuclei/run-self-contained.js';
 import { withUserVariables } from '../../src/scanner/nuclei/user-variables.js';
 import { listen, type Started } from '../scanner/helpers.js';
 
@@ -125,6 +125,18 @@ describe('self-contained templates', { timeout: 60_000 }, () => {
     const { template } = parsed(apiTemplate('sc-web', `http://127.0.0.1:${inScan.port}/api/user?access_token={{token}}`));
     const out = await runSelfContainedTemplates([withToken(template!)], { ...reach(), web: [web] }, { guard });
     expect(out.findings.map((f) => f.asset.key)).toEqual([`web:http://127.0.0.1:${inScan.port}`]);
+  });
+
+  it('a finding sits on the endpoint, else the host (by name or by the address it resolved to), else the target host', () => {
+    const named: HostObservation = { ...literal('127.0.0.9'), host: 'app.test', resolvedVia: 'dns' };
+    const web = { kind: 'web', host: 'app.test', address: '127.0.0.9', port: 8443, scheme: 'https' } as WebObservation;
+    const scan: ScanReach = { web: [web], hosts: [named], services: [], targetHost: 'app.test' };
+    expect(selfContainedAsset('https://app.test:8443/x', scan).key).toBe('web:https://app.test:8443');
+    expect(selfContainedAsset('https://127.0.0.9:8443/x', scan).key).toBe('web:https://app.test:8443');
+    expect(selfContainedAsset('http://app.test:81/x', scan).key).toBe('host:app.test');
+    expect(selfContainedAsset('http://127.0.0.9:81/x', scan).key).toBe('host:app.test');
+    expect(selfContainedAsset('http://other.test/x', scan).key).toBe('host:app.test');
+    expect(selfContainedAsset('http://127.0.0.7/x', { ...scan, targetHost: undefined }).key).toBe('host:127.0.0.7');
   });
 
   it('finds nothing when the server answers otherwise (and ran clean)', async () => {

@@ -106,7 +106,8 @@ export function selfContainedAsset(url: string, reach: ScanReach): AssetRef {
   const host = split ? bare(split.hostname) : '';
   const web = split && reach.web.find((w) => w.scheme === split.scheme && w.port === split.port && (bare(w.host) === host || bare(w.address) === host));
   if (web) return webAssetRef(web);
-  const known = reach.hosts.find((h) => bare(h.host) === host);
+  // by name, else (an address in the URL) the host the scan resolved to it
+  const known = reach.hosts.find((h) => bare(h.host) === host) ?? reach.hosts.find((h) => h.addresses.some((address) => bare(address) === host));
   if (known) return { type: 'host', key: hostAssetKey(known), host: known.host };
   const fallback = reach.targetHost ?? host;
   return { type: 'host', key: hostAssetKey({ host: fallback }), host: fallback };
