@@ -169,6 +169,26 @@ http:
     expect(out.findings.map((f) => f.evidence.url)).toEqual([`http://127.0.0.1:${inScan.port}/raw-login`]);
   });
 
+  it("a raw request with a full URL in its request line: its headers see that URL's target variables", async () => {
+    hits.length = 0;
+    const { template, warnings } = parsed(`id: sc-raw-url
+info: { name: sc-raw-url, author: tests, severity: low }
+self-contained: true
+http:
+  - raw:
+      - |
+        GET http://127.0.0.1:${inScan.port}/raw-login HTTP/1.1
+        Host: {{Hostname}}
+    matchers:
+      - type: word
+        words: ["raw ok"]
+`);
+    expect(warnings).toEqual([]);
+    const out = await runSelfContainedTemplates([{ template: template! }], reach(), { guard });
+    expect(hits).toEqual(['/raw-login']);
+    expect(out.findings).toHaveLength(1);
+  });
+
   it('never sends to a host outside the scan: refused before connecting, with the host named', async () => {
     outsideHits.length = 0;
     const { template } = parsed(apiTemplate('sc-out', `http://127.0.0.2:${outside.port}/api/user?access_token={{token}}`));
