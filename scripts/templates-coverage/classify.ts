@@ -72,7 +72,7 @@ export function causeKeys(message: string): string[] {
   if (/^jq expression /.test(m)) return ['jq expression not supported'];
   match = /^flow calls ((?:\w+\(\)(?:, )?)+), which the engine cannot run/.exec(m);
   if (match) return [`flow calls: ${match[1]}`];
-  if (/^self-contained templates/.test(m)) return ['self-contained'];
+  if (/^a self-contained request has no target/.test(m)) return ['self-contained request using target variables'];
   if (/^interactsh/i.test(m)) return ['interactsh (OAST)'];
   match = /^unknown top-level field '([^']*)'/.exec(m);
   if (match) return [`unknown top-level field: ${match[1]}`];

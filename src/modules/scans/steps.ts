@@ -16,6 +16,7 @@ import { DEFAULT_SCAN_OPTIONS, type ScanOptions } from './schemas.js';
 import { hostsOfTarget, portOfUrl } from './expand.js';
 import { runTemplatesOnWeb, type RunnableTemplate, type TemplateScanSummary } from '../../scanner/nuclei/run-on-web.js';
 import { runTemplatesOnServices } from '../../scanner/nuclei/run-on-services.js';
+import { runSelfContainedTemplates } from '../../scanner/nuclei/run-self-contained.js';
 import { runTemplatesOnHostNames, runTemplatesOnTlsServices } from '../../scanner/nuclei/run-on-hosts.js';
 import type { DiscoveryDnsClient } from '../../scanner/discovery/index.js';
 import { runDiscoveryStep, runPivotStep, type DiscoveryInputs, type DiscoveryStepOutput, type PivotStepOutput } from './discovery-steps.js';
@@ -182,7 +183,10 @@ export const STEP_RUNNERS = {
       checkIds: [],
       summary: { templates: 0, endpoints: 0, requestsSent: 0, requestsSaved: 0, requestsFailed: 0, truncated: 0 },
     };
-    const [builtin, onWeb, onServices, onNames, onTls] = await Promise.all([
+    // Self-contained templates run here once per scan (this step runs once per scan), on the hosts the scan reached.
+    const hosts = [...(ctx.previous.dns?.hosts ?? []), ...(ctx.previous.ports?.hosts ?? []), ...(ctx.previous.pivot?.hosts ?? [])];
+    const targetHost = ctx.target.type === 'cidr' ? undefined : hostsOfTarget(ctx.target)[0];
+    const [builtin, onWeb, onServices, onNames, onTls, selfContained] = await Promise.all([
       builtinChecks
         ? runStep('checks', { web, certificates, timeoutMs: ctx.options.timeoutMs }, { guard: ctx.guard, limiter: ctx.limiter })
         : { observations: [], errors: [] },
@@ -190,14 +194,16 @@ export const STEP_RUNNERS = {
       runTemplatesOnServices(templates, services, templateDeps),
       ctx.dns ? runTemplatesOnHostNames(templates, hostNames, { ...templateDeps, dns: ctx.dns }) : noRun,
       runTemplatesOnTlsServices(templates, tlsEndpoints, templateDeps),
+      runSelfContainedTemplates(templates, { web, hosts, services, targetHost }, templateDeps),
     ]);
-    const runs = [onWeb, onServices, onNames, onTls];
+    const runs = [onWeb, onServices, onNames, onTls, selfContained];
     return {
       findings: [...(builtin.observations as FindingObservation[]), ...runs.flatMap((run) => run.findings)],
       errors: [...builtin.errors, ...runs.flatMap((run) => run.errors)],
-      checkIds: [...(builtinChecks ? BUILTIN_CHECKS.map((check) => check.id) : []), ...onWeb.checkIds],
+      // a self-contained template's findings sit on web endpoints or hosts: one that ran clean fixes them there
+      checkIds: [...(builtinChecks ? BUILTIN_CHECKS.map((check) => check.id) : []), ...onWeb.checkIds, ...selfContained.checkIds],
       serviceCheckIds: [...new Set([...onServices.checkIds, ...onTls.checkIds])].sort(),
-      hostCheckIds: onNames.checkIds,
+      hostCheckIds: [...onNames.checkIds, ...selfContained.checkIds],
       templates: addSummaries(
         templates,
         runs.map((run) => run.summary),

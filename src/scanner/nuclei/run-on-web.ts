@@ -269,8 +269,9 @@ export async function runTemplatesOnWeb(
   web: readonly WebObservation[],
   deps: TemplateScanDeps,
 ): Promise<TemplateScanResult> {
-  // Templates without http blocks (network-only ones) are run by their own runners, not counted here.
-  const runnable = templates.map((entry) => entry.template).filter((template) => !template.skip && template.requests.length > 0);
+  // Templates without http blocks (network-only ones) are run by their own runners, not counted here; self-contained
+  // ones run once per scan (run-self-contained.ts), not per endpoint.
+  const runnable = templates.map((entry) => entry.template).filter((template) => !template.skip && template.requests.length > 0 && !template.selfContained);
   // Workflows run their templates (found among the others by file name, engine/workflow.ts) on each endpoint too.
   const workflows = templates.map((entry) => entry.template).filter((template) => !template.skip && template.workflow?.length);
   const catalog = workflowCatalog(templates.map((entry) => entry.template).filter((template) => !template.skip));

@@ -26,7 +26,8 @@ import type { HttpSendRequest, HttpSender, NucleiTemplate, RunWarning, TemplateR
 
 export interface TemplateTask {
   template: NucleiTemplate;
-  baseUrl: string;
+  /** Absent: a self-contained template, run once with no target (its URLs are its own). */
+  baseUrl?: string;
   /** Sends the template's requests (on the main thread). Gets the task's abort signal in `request.signal`. */
   send: HttpSender;
   onWarning?: (warning: RunWarning) => void;

@@ -6,7 +6,7 @@ export const HEARTBEAT_MS = 100;
 export const STUCK_AFTER_MS = 500;
 
 export type ToWorker =
-  | { type: 'run'; taskId: number; template: NucleiTemplate; baseUrl: string; timeoutMs?: number; maxRequestsPerTemplate?: number }
+  | { type: 'run'; taskId: number; template: NucleiTemplate; baseUrl?: string; timeoutMs?: number; maxRequestsPerTemplate?: number }
   | { type: 'cancel'; taskId: number }
   | { type: 'response'; requestId: number; response?: HttpSendResponse; error?: string; code?: string };
 

@@ -145,6 +145,8 @@ export interface HttpRequestBlock {
   payloads?: BlockPayloads;
   /** When set the block is not sent at all (unsupported attack mode etc.); a warning was emitted. */
   skip?: string;
+  /** nuclei `self-contained` (the block's or the template's): its URLs come from the block itself, not the target. */
+  selfContained?: boolean;
 }
 
 export interface NucleiTemplate {
@@ -165,6 +167,8 @@ export interface NucleiTemplate {
   stopAtFirstMatch: boolean;
   /** When set the whole template is not run (e.g. a `flow:` the engine cannot execute). */
   skip?: string;
+  /** Top-level `self-contained: true`: runs once per scan with no target (run-self-contained.ts), not per endpoint. */
+  selfContained?: boolean;
   /** `flow:` JavaScript orchestrating the blocks (engine/flow.ts runs it in a QuickJS sandbox). */
   flow?: string;
   /** `workflows:` steps (engine/workflow.ts); a workflow template has no blocks of its own. */
@@ -268,7 +272,8 @@ export type HttpSender = (req: HttpSendRequest) => Promise<HttpSendResponse>;
 /* ------------------------------------------------------------------------------------------------------------ */
 
 export interface ScanTarget {
-  baseUrl: string;
+  /** Absent: no target (self-contained templates, whose URLs all come from the template; nuclei's empty input). */
+  baseUrl?: string;
 }
 
 export interface RunDeps {

@@ -19,7 +19,7 @@ export interface BuiltRequest {
   unsafeRaw?: string;
 }
 
-type BuildOutcome = { ok: true; request: BuiltRequest } | { ok: false; reason: string; unresolved?: boolean };
+export type BuildOutcome = { ok: true; request: BuiltRequest } | { ok: false; reason: string; unresolved?: boolean };
 
 function setHeaderIfMissing(headers: Record<string, string>, name: string, value: string) {
   if (!Object.keys(headers).some((k) => k.toLowerCase() === name.toLowerCase())) headers[name] = value;
@@ -78,12 +78,13 @@ function finishHeaders(
 export function buildPathRequest(
   block: HttpRequestBlock,
   entry: string,
-  inputTarget: TargetInfo,
+  inputTarget: TargetInfo | undefined,
   layers: DslScope,
   userAgent: string,
   cookies: Map<string, string>,
 ): BuildOutcome {
-  const { target, path: pathTemplate } = targetWithPathPort(inputTarget, entry);
+  // no target (a self-contained request): the entry is the whole URL, target variables stay unresolved (nuclei)
+  const { target, path: pathTemplate } = inputTarget ? targetWithPathPort(inputTarget, entry) : { target: undefined, path: entry };
   const stripSlash = /\{\{\s*BaseURL\s*\}\}\//.test(pathTemplate);
   const scope = scopeOf(layersWithTarget(layers, target, stripSlash));
   const rendered = renderOrFail(pathTemplate, scope, 'path', block.skipVariablesCheck);
@@ -92,7 +93,7 @@ export function buildPathRequest(
   const split = splitUrl(url);
   if (!split) return { ok: false, reason: `path ${JSON.stringify(url)} is not an absolute http(s) URL` };
   url = `${split.scheme}://${split.authority}${split.pathAndQuery}`;
-  if (target.query && originKey(split) === originKey(target.url)) {
+  if (target?.query && originKey(split) === originKey(target.url)) {
     url += split.pathAndQuery.includes('?') ? `&${target.query}` : `?${target.query}`;
   }
   const method = renderOrFail(block.method, scope, 'method', block.skipVariablesCheck);

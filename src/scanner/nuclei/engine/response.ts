@@ -2,7 +2,6 @@ import { byteLength } from '../bytes.js';
 import type { DslValue } from '../dsl/index.js';
 import type { HttpSendResponse } from '../types.js';
 import { canonicalHeaderKey } from '../url-util.js';
-import type { TargetInfo } from './target.js';
 
 function headerEntries(resp: HttpSendResponse): Array<[string, string]> {
   if (resp.rawHeaders?.length) return resp.rawHeaders;
@@ -39,7 +38,8 @@ export function parseSetCookies(resp: HttpSendResponse): Array<[string, string]>
 }
 
 /** nuclei's responseToDSLMap. */
-export function responseData(resp: HttpSendResponse, requestUrl: string, target: TargetInfo, templateId: string): Record<string, DslValue> {
+/** `host` is the target's input (the request's URL in a self-contained run, which has none). */
+export function responseData(resp: HttpSendResponse, requestUrl: string, host: string, templateId: string): Record<string, DslValue> {
   // null prototype: header / cookie names come from the server
   const data: Record<string, DslValue> = Object.create(null) as Record<string, DslValue>;
   for (const [name, value] of parseSetCookies(resp)) data[name.toLowerCase()] = value;
@@ -56,7 +56,7 @@ export function responseData(resp: HttpSendResponse, requestUrl: string, target:
   const encoded = grouped.has('content_encoding');
   const cl = contentLengthHeader !== undefined && /^\d+$/.test(contentLengthHeader.trim()) && !encoded ? Number(contentLengthHeader) : byteLength(resp.body);
   Object.assign(data, {
-    host: target.input,
+    host,
     type: 'http',
     matched: resp.finalUrl || requestUrl,
     request: resp.rawRequest,

@@ -19,6 +19,8 @@
  *  - network errors produce no event (no matcher runs on an empty response)
  *  - requests to another host than the target (absolute URLs in templates) are skipped unless allowed; other
  *    ports and schemes of its host are the target (nuclei)
+ *  - with no target (`baseUrl` absent) only self-contained blocks run (engine/self-contained.ts): their URLs are
+ *    their own and the sender's scope guard alone decides where they may go
  */
 import { randomInt } from 'node:crypto';
 import { renderMarkers, scopeOf, type DslRecord, type DslScope, type DslValue } from '../dsl/index.js';
@@ -38,7 +40,8 @@ import { sameHost, splitUrl } from '../url-util.js';
 import { type TargetInfo, layersWithTarget, parseTarget } from './target.js';
 import { parseSetCookies, responseData } from './response.js';
 import { MutableScope, type OperatorResult, executeOperators } from './operators.js';
-import { type BuiltRequest, buildPathRequest, buildRawRequest } from './requests.js';
+import type { BuiltRequest } from './requests.js';
+import { buildBlockRequest } from './self-contained.js';
 import { type CacheEntry, clusterKey } from './clustering.js';
 import { arrivalOrder, chainResponses } from './redirect-chain.js';
 import { raceCopies, sendTogether } from './race.js';
@@ -67,7 +70,8 @@ export interface FlowHooks {
 }
 
 export interface RunContext {
-  target: TargetInfo;
+  /** Absent in a self-contained run: only self-contained blocks (URLs of their own) send anything. */
+  target?: TargetInfo;
   deps: RunDeps;
   stats: RunStats;
   warnings: RunWarning[];
@@ -216,9 +220,7 @@ export class TemplateRun {
         this.resolveVariables();
         const layers = payloadScope(this.baseLayers(), payload, (scope) => layersWithTarget(scope, this.ctx.target, false));
         const entryPath = `${block.path}.${isRaw ? 'raw' : 'path'}[${i}]`;
-        const built = isRaw
-          ? buildRawRequest(block, entries[i], this.ctx.target, layers, this.ctx.userAgent, this.cookies)
-          : buildPathRequest(block, entries[i], this.ctx.target, layers, this.ctx.userAgent, this.cookies);
+        const built = buildBlockRequest(block, entries[i], this.ctx.target, layers, this.ctx.userAgent, this.cookies);
         if (!built.ok) {
           this.warn(`request not sent: ${built.reason}${built.unresolved ? '; skipping the rest of this block' : ''}`, entryPath);
           if (built.unresolved) break combinations;
@@ -227,8 +229,10 @@ export class TemplateRun {
         const req = built.request;
         const split = splitUrl(req.url);
         // another port or scheme of the target's host is the target (nuclei; the scope guard pins that host's address)
-        if (!split || (!this.ctx.deps.allowOffTargetRequests && !sameHost(split, this.ctx.target.url))) {
-          this.warn(`request to ${req.url} skipped: it does not go to the target ${this.ctx.target.input}`, entryPath);
+        // with no target (self-contained run) the sender's scope decides where a request may go
+        const target = this.ctx.target;
+        if (!split || (target && !this.ctx.deps.allowOffTargetRequests && !sameHost(split, target.url))) {
+          this.warn(`request to ${req.url} skipped: it does not go to the target ${target?.input}`, entryPath);
           continue;
         }
         const sendReq: HttpSendRequest = {
@@ -284,7 +288,7 @@ export class TemplateRun {
     const varLayer = layersWithTarget(at.layers, this.ctx.target, at.strip);
     let matched = false;
     for (const event of chainResponses(resp)) {
-      const output = responseData(event, req.url, this.ctx.target, this.tpl.id);
+      const output = responseData(event, req.url, this.ctx.target?.input ?? req.url, this.tpl.id);
       if (block.reqCondition) {
         for (const [k, v] of Object.entries(output)) at.indexed[`${k}_${at.index + 1}`] = v;
       }
@@ -352,7 +356,7 @@ export class TemplateRun {
  */
 export function createRunContext(target: ScanTarget, deps: RunDeps): RunContext {
   return {
-    target: parseTarget(target.baseUrl),
+    target: target.baseUrl === undefined ? undefined : parseTarget(target.baseUrl),
     deps,
     stats: deps.stats ?? createRunStats(),
     warnings: [],

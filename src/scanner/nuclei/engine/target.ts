@@ -53,7 +53,9 @@ function targetVariables(t: TargetInfo, removeTrailingSlash: boolean): Record<st
 
 const targetScopeCache = new WeakMap<TargetInfo, { strip: DslRecord; keep: DslRecord }>();
 
-export function layersWithTarget(layers: DslScope, target: TargetInfo, strip: boolean): DslScope {
+/** The layers over the target's variables; with no target (a self-contained run) the layers alone. */
+export function layersWithTarget(layers: DslScope, target: TargetInfo | undefined, strip: boolean): DslScope {
+  if (!target) return layers;
   let cached = targetScopeCache.get(target);
   if (!cached) {
     cached = { strip: targetVariables(target, true), keep: targetVariables(target, false) };

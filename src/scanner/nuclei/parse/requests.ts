@@ -38,6 +38,7 @@ const BLOCK_FIELDS_SUPPORTED = new Set([
   'race_count',
   'unsafe',
   'payloads',
+  'self-contained',
 ]);
 
 /** Fields that make the block impossible to run faithfully: the block is skipped with a warning. */
@@ -50,7 +51,6 @@ const BLOCK_FIELDS_SKIP: Record<string, string> = {
   signature: 'request signatures (e.g. AWS) are not supported',
   'digest-username': 'digest authentication is not supported',
   'digest-password': 'digest authentication is not supported',
-  'self-contained': 'self-contained requests (not sent to the target) are not supported',
   analyzer: 'analyzers are not supported',
   'global-matchers': 'global matchers are not supported',
 };
@@ -207,5 +207,6 @@ export function parseBlock(
     ...(unsafe && rawReqs.length ? { unsafe: true } : {}),
     ...(payloadSpec.payloads ? { payloads: payloadSpec.payloads } : {}),
     skip: skipReasons.length ? [...new Set(skipReasons)].join('; ') : undefined,
+    ...(ctx.bool(raw, 'self-contained', segs) ? { selfContained: true } : {}),
   };
 }

@@ -6,7 +6,7 @@
  *   is returned then.
  * - Features the engine does not implement are `warnings` with their path, and are skipped at run time:
  *   a request block using payloads/attack modes, race, pipeline, unsafe raw requests, fuzzing, signatures,
- *   digest auth, self-contained requests or interactsh (OAST) is not sent; an xpath matcher, an untranslatable
+ *   digest auth or interactsh (OAST) is not sent; an xpath matcher, an untranslatable
  *   regex or a DSL expression calling an unknown helper makes its matcher "unsupported", and a request block with
  *   an unsupported matcher never matches (see engine/: we prefer a missed finding to a false one); xpath / jq
  *   extractors we cannot run are skipped.
@@ -18,6 +18,7 @@ import { markerUnknownFunctions } from './dsl.js';
 import { parseInfo } from './info.js';
 import { parseNetworkProtocol } from './network.js';
 import { parseBlock } from './requests.js';
+import { checkSelfContained } from './self-contained.js';
 import { parseFlow } from './flow.js';
 import { parseWorkflowSteps } from './workflow.js';
 import type { PayloadParseOptions } from './payloads.js';
@@ -126,11 +127,8 @@ export function parseTemplate(text: string, options: ParseOptions = {}): ParseRe
   if (!running.length && others.length === 0 && !workflow) ctx.error('template has no http, dns, ssl or network requests (the supported protocols)', []);
 
   const flow = parseFlow(ctx, root);
-  let skip: string | undefined = flow.skip;
-  if (root['self-contained'] === true) {
-    skip = 'self-contained templates are not supported';
-    ctx.warn(`${skip}; the template will not run`, ['self-contained'], true);
-  }
+  const skip: string | undefined = flow.skip;
+  const selfContained = ctx.bool(root, 'self-contained', []) ?? false;
   if (root.signature !== undefined) ctx.warn("'signature' is not supported; ignored", ['signature'], true);
   const templateStop = root['stop-at-first-match'] === true;
 
@@ -187,6 +185,7 @@ export function parseTemplate(text: string, options: ParseOptions = {}): ParseRe
       }
     }
   }
+  checkSelfContained(ctx, requests, protocolKey, selfContained && !workflow, [...hostProtocols, ...(hasNetwork ? ['network'] : [])]);
 
   const network = parseNetworkProtocol(ctx, root, knownVars, templateStop, options);
   // dns/ssl requests get their own input variables, not the URL ones
@@ -208,6 +207,8 @@ export function parseTemplate(text: string, options: ParseOptions = {}): ParseRe
     warnings: ctx.warnings,
     ...(network ? { network } : {}),
     ...(workflow ? { workflow, requests: [], dns: undefined, ssl: undefined, network: undefined } : {}),
+    // nuclei runs a self-contained template once, with no input: only its http requests carry their own URLs
+    ...(selfContained && !workflow ? { selfContained, dns: undefined, ssl: undefined, network: undefined } : {}),
   };
   const payloadFiles = [...new Set([...requests, ...(network ?? [])].flatMap((b) => b.payloads?.sets.flatMap((s) => (s.file ? [s.file] : [])) ?? []))];
   if (payloadFiles.length) template.payloadFiles = payloadFiles;
