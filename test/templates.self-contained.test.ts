@@ -64,10 +64,9 @@ async function upload(user: TestUser, workspaceId: string, fileName: string, con
     body: { templateId: created.body.id, fileContent: content },
   });
   expect(uploaded.status, JSON.stringify(uploaded.body)).toBe(200);
-  // The one warning is the user variable the workspace provides; self-contained itself is no longer one.
-  expect(uploaded.body.warnings.map((w: { message: string }) => w.message)).toEqual([
-    'unknown variable {{token}}; requests using it are skipped unless an earlier request extracts it',
-  ]);
+  // No warning: self-contained is no longer one, and {{token}} is a variable the workspace provides.
+  expect(uploaded.body.warnings).toEqual([]);
+  expect(uploaded.body.template.userVariables).toEqual(['token']);
 }
 
 describe('self-contained templates in a scan', { timeout: 240_000 }, () => {

@@ -408,6 +408,8 @@ describe('requests without operators', () => {
     path: ["{{BaseURL}}/b"]
 `);
     expect(r.errors).toEqual([]);
-    expect(r.warnings.map((w) => [w.path, w.message])).toEqual([['http', 'no http request has matchers or extractors; its http requests can never produce a finding']]);
+    expect(r.warnings.map((w) => [w.path, w.message])).toEqual([
+      ['http', 'no http request has matchers or extractors; its http requests can never produce a finding'],
+    ]);
   });
 });
