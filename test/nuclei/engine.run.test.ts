@@ -13,11 +13,11 @@ http:
     matchers:
       - type: word
         words: ["Acme Portal"]
-      - type: xpath
-        xpath: ["/html/head/title"]
+      - type: dsl
+        dsl: ["llm_prompt('title?') == 'Acme'"]
 `);
     expect(out.results).toEqual([]);
-    expect(out.warnings.some((w) => w.message.includes('xpath'))).toBe(true);
+    expect(out.warnings.some((w) => w.message.includes('llm_prompt'))).toBe(true);
   });
 
   it('does not send blocks that need fuzzing payloads or interactsh', async () => {

@@ -299,14 +299,14 @@ http:
   - path: ["{{BaseURL}}"]
     matchers:
       - type: xpath
-        xpath: ["/html/head/title"]
+        xpath: ["/html/head/title["]
       - type: dsl
         dsl: ["llm_prompt('year?') == '2024'"]
       - type: regex
         regex: ["(?=lookahead)x"]
     extractors:
       - type: xpath
-        xpath: ["//title"]
+        xpath: ["//title[@"]
       - type: json
         json: ['.[] | select(.id == 1)']
 `);
@@ -332,10 +332,10 @@ http:
         'http[2].pipeline',
         'http[3]',
         'http[4]',
-        'http[5].matchers[0].type',
+        'http[5].matchers[0].xpath[0]',
         'http[5].matchers[1].dsl[0]',
         'http[5].matchers[2].regex[0]',
-        'http[5].extractors[0].type',
+        'http[5].extractors[0].xpath[0]',
         'http[5].extractors[1].json[0]',
       ]),
     );

@@ -167,7 +167,7 @@ http:
     path: ["{{BaseURL}}/c?t={{token}}"]
     matchers:
       - type: xpath
-        xpath: ["/html"]
+        xpath: ["/html["]
 `);
     expect(parsed.errors).toEqual([]);
     const before = parsed.warnings.map((w) => w.message);

@@ -80,6 +80,8 @@ export interface Matcher {
   dsl: CompiledDsl[];
   /** Decoded `binary` needles (bytes). */
   binary: Uint8Array[];
+  /** XPath 1.0 queries of an `xpath` matcher (HTML, or XML when the part starts with `<?xml`). */
+  xpath?: string[];
   /**
    * When set the matcher cannot be evaluated faithfully (unsupported feature, untranslatable regex, unknown
    * DSL function...). The whole request block is then treated as NOT matching; a warning was emitted at parse time.
@@ -104,6 +106,9 @@ export interface Extractor {
   json: JqProgram[];
   jsonSource: string[];
   dsl: CompiledDsl[];
+  /** XPath 1.0 queries of an `xpath` extractor; `attribute` names the attribute of each selected element to extract. */
+  xpath?: string[];
+  attribute?: string;
   /** When set the extractor is skipped at run time (a warning was emitted at parse time). */
   unsupported?: string;
 }

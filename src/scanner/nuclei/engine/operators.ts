@@ -2,6 +2,7 @@ import { byteLength, encodeString } from '../bytes.js';
 import { dslToString, evaluateDsl, parseDsl, renderMarkers, type DslScope, type DslValue } from '../dsl/index.js';
 import { findAll } from '../goregex.js';
 import { runJq } from '../jq.js';
+import { extractXPath, matchXPath } from '../xpath.js';
 import type { Extractor, HttpRequestBlock, Matcher } from '../types.js';
 
 export interface OperatorResult {
@@ -119,6 +120,8 @@ function matchOne(m: Matcher, scope: DslScope, partOf: PartResolver): boolean {
       const corpus = encodeString(item);
       return result(conditionFold(lazy(m.binary.map((n) => () => bytesContain(corpus, n))), m.condition));
     }
+    case 'xpath':
+      return result(matchXPath(item, m.xpath ?? [], m.condition));
     default:
       return false;
   }
@@ -169,6 +172,11 @@ function extractOne(e: Extractor, scope: DslScope, partOf: PartResolver): string
         return out;
       }
       for (const program of e.json) for (const v of runJq(program, doc)) add(v);
+      return out;
+    }
+    case 'xpath': {
+      const item = partOf(e.part, scope);
+      if (item !== undefined) for (const v of extractXPath(item, e.xpath ?? [], e.attribute)) add(v);
       return out;
     }
     case 'dsl': {

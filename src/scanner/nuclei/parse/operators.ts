@@ -1,6 +1,7 @@
 /** Matchers and extractors of a request block. */
 import { compileGoRegex } from '../goregex.js';
 import { compileJq } from '../jq.js';
+import { xpathProblem } from '../xpath.js';
 import type { Extractor, ExtractorType, Matcher, MatcherType } from '../types.js';
 import { type Ctx, isHex, isRecord, type Seg, typeName, pathString } from './context.js';
 import { compileDsl } from './dsl.js';
@@ -132,9 +133,7 @@ export function parseMatcher(ctx: Ctx, raw: unknown, segs: Seg[], index: number)
       break;
     }
     case 'xpath':
-      requireList(ctx.strList(raw, 'xpath', segs), 'xpath');
-      unsupported.push('xpath matchers are not supported');
-      ctx.warn('xpath matchers are not supported; this matcher cannot be evaluated', [...segs, 'type']);
+      m.xpath = checkedXPath(ctx, requireList(ctx.strList(raw, 'xpath', segs), 'xpath'), segs, unsupported);
       break;
   }
   if (/^interactsh/.test(m.part)) {
@@ -222,9 +221,8 @@ export function parseExtractor(ctx: Ctx, raw: unknown, segs: Seg[], index: numbe
       });
       break;
     case 'xpath':
-      requireList(ctx.strList(raw, 'xpath', segs), 'xpath');
-      ctx.warn('xpath extractors are not supported; this extractor is skipped', [...segs, 'type']);
-      unsupported.push('xpath extractors are not supported');
+      e.xpath = checkedXPath(ctx, requireList(ctx.strList(raw, 'xpath', segs), 'xpath'), segs, unsupported);
+      e.attribute = ctx.str(raw, 'attribute', segs)?.trim() || undefined;
       break;
     case 'dsl':
       requireList(ctx.strList(raw, 'dsl', segs), 'dsl').forEach((src, i) => {
@@ -236,6 +234,17 @@ export function parseExtractor(ctx: Ctx, raw: unknown, segs: Seg[], index: numbe
   }
   if (unsupported.length) e.unsupported = [...new Set(unsupported)].join('; ');
   return e;
+}
+
+/** XPath queries that parse; one that does not is a warning and makes the operator unsupported (as a bad regex). */
+function checkedXPath(ctx: Ctx, queries: string[], segs: Seg[], unsupported: string[]): string[] {
+  queries.forEach((query, i) => {
+    const problem = xpathProblem(query);
+    if (!problem) return;
+    ctx.warn(`xpath ${JSON.stringify(query)} cannot be used: ${problem}; this operator is skipped`, [...segs, 'xpath', i]);
+    unsupported.push(`xpath ${JSON.stringify(query)}: ${problem}`);
+  });
+  return queries;
 }
 
 /**
