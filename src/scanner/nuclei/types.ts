@@ -137,6 +137,8 @@ export interface HttpRequestBlock {
   extractors: Extractor[];
   /** True when matchers/extractors reference indexed variables like `status_code_1` (nuclei's req-condition). */
   reqCondition: boolean;
+  /** `iterate-all`: a request using internal extractors' values is sent once per value (engine/iterate-all.ts). */
+  iterateAll?: boolean;
   disableCookie: boolean;
   disablePathAutomerge: boolean;
   skipVariablesCheck: boolean;

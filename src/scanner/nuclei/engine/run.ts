@@ -48,6 +48,7 @@ import { raceCopies, sendTogether } from './race.js';
 import { runFlowTemplate } from './flow.js';
 import { resultEvents } from './result-event.js';
 import { isOnceRequest, payloadCombinations, payloadScope, type PayloadValues } from './payloads.js';
+import { iterateAllRounds, valueInRound } from './iterate-all.js';
 
 const DEFAULT_USER_AGENT = 'Mozilla/5.0 (compatible; Perimeter-Nuclei/1.0)';
 
@@ -93,6 +94,8 @@ export class TemplateRun {
   private readonly vars: Record<string, string> = {};
   private readonly pendingVars = new Set<string>();
   private requestCount = 0;
+  /** Which extracted value of each dynamic name requests get (`iterate-all` rounds; 0 otherwise: the first). */
+  private dynamicRound = 0;
 
   constructor(
     private readonly tpl: NucleiTemplate,
@@ -126,7 +129,7 @@ export class TemplateRun {
   private baseLayers(): DslScope {
     const dynamic: DslRecord = Object.create(null) as DslRecord;
     for (const [k, v] of this.dynamic) {
-      dynamic[k] = v[0];
+      dynamic[k] = valueInRound(v, this.dynamicRound);
       if (v.length > 1) {
         v.forEach((x, i) => {
           dynamic[`${k}${i}`] = x;
@@ -208,70 +211,76 @@ export class TemplateRun {
     combinations: for (const payload of rounds) {
       round++;
       for (let i = 0; i < last; i++) {
-        if (this.ctx.deps.signal?.aborted) break combinations;
-        if (round > 1 && isRaw && isOnceRequest(entries[i])) continue;
-        if (this.requestCount + copies > this.ctx.maxRequests) {
-          this.warn(
-            `${REQUEST_CAP_WARNING} ${this.ctx.maxRequests} per template reached; remaining requests${block.payloads ? ' and payload combinations' : ''} skipped`,
-            block.path,
-          );
-          break combinations;
-        }
-        this.resolveVariables();
-        const layers = payloadScope(this.baseLayers(), payload, (scope) => layersWithTarget(scope, this.ctx.target, false));
-        const entryPath = `${block.path}.${isRaw ? 'raw' : 'path'}[${i}]`;
-        const built = buildBlockRequest(block, entries[i], this.ctx.target, layers, this.ctx.userAgent, this.cookies);
-        if (!built.ok) {
-          this.warn(`request not sent: ${built.reason}${built.unresolved ? '; skipping the rest of this block' : ''}`, entryPath);
-          if (built.unresolved) break combinations;
-          continue;
-        }
-        const req = built.request;
-        const split = splitUrl(req.url);
-        // another port or scheme of the target's host is the target (nuclei; the scope guard pins that host's address)
-        // with no target (self-contained run) the sender's scope decides where a request may go
-        const target = this.ctx.target;
-        if (!split || (target && !this.ctx.deps.allowOffTargetRequests && !sameHost(split, target.url))) {
-          this.warn(`request to ${req.url} skipped: it does not go to the target ${target?.input}`, entryPath);
-          continue;
-        }
-        const sendReq: HttpSendRequest = {
-          method: req.method,
-          url: req.url,
-          headers: req.headers,
-          body: req.body,
-          followRedirects: block.redirects,
-          maxRedirects: block.redirects ? block.maxRedirects : 0,
-          sameHostRedirectsOnly: block.hostRedirects || undefined,
-          timeoutMs: req.timeoutMs ?? this.ctx.timeoutMs,
-          ...(req.sni ? { sni: req.sni } : {}),
-          ...(req.unsafeRaw !== undefined ? { unsafeRaw: req.unsafeRaw } : {}),
-          maxBodyBytes: block.maxSize,
-          signal: this.ctx.deps.signal,
-        };
-        this.requestCount += copies;
-        const responses = await sendTogether(
-          (r) => this.send(r),
-          sendReq,
-          copies,
-          (err) => {
-            this.ctx.stats.requestsFailed++;
-            this.warn(`request ${req.method} ${req.url} failed: ${err.message}`, entryPath);
-          },
-        );
-        const strip = !isRaw && /\{\{\s*BaseURL\s*\}\}\//.test(entries[i]);
-        let stop = false;
-        for (const resp of responses) {
-          const outcome = this.handleResponse(block, req, resp, { index: i, layers, strip, indexed, cannotMatch: unsupported.length > 0 });
-          if (outcome.matched) blockMatched = true;
-          if (outcome.stop) {
-            stop = true;
-            break;
+        // iterate-all: once per extracted value of the dynamic values the entry uses; else once, with the first
+        const valueRounds = block.iterateAll ? iterateAllRounds(entries[i]!, this.dynamic) : 1;
+        for (let valueRound = 0; valueRound < valueRounds; valueRound++) {
+          this.dynamicRound = valueRound;
+          if (this.ctx.deps.signal?.aborted) break combinations;
+          if (round > 1 && isRaw && isOnceRequest(entries[i])) continue;
+          if (this.requestCount + copies > this.ctx.maxRequests) {
+            this.warn(
+              `${REQUEST_CAP_WARNING} ${this.ctx.maxRequests} per template reached; remaining requests${block.payloads ? ' and payload combinations' : ''} skipped`,
+              block.path,
+            );
+            break combinations;
           }
+          this.resolveVariables();
+          const layers = payloadScope(this.baseLayers(), payload, (scope) => layersWithTarget(scope, this.ctx.target, false));
+          const entryPath = `${block.path}.${isRaw ? 'raw' : 'path'}[${i}]`;
+          const built = buildBlockRequest(block, entries[i], this.ctx.target, layers, this.ctx.userAgent, this.cookies);
+          if (!built.ok) {
+            this.warn(`request not sent: ${built.reason}${built.unresolved ? '; skipping the rest of this block' : ''}`, entryPath);
+            if (built.unresolved) break combinations;
+            continue;
+          }
+          const req = built.request;
+          const split = splitUrl(req.url);
+          // another port or scheme of the target's host is the target (nuclei; the scope guard pins that host's address)
+          // with no target (self-contained run) the sender's scope decides where a request may go
+          const target = this.ctx.target;
+          if (!split || (target && !this.ctx.deps.allowOffTargetRequests && !sameHost(split, target.url))) {
+            this.warn(`request to ${req.url} skipped: it does not go to the target ${target?.input}`, entryPath);
+            continue;
+          }
+          const sendReq: HttpSendRequest = {
+            method: req.method,
+            url: req.url,
+            headers: req.headers,
+            body: req.body,
+            followRedirects: block.redirects,
+            maxRedirects: block.redirects ? block.maxRedirects : 0,
+            sameHostRedirectsOnly: block.hostRedirects || undefined,
+            timeoutMs: req.timeoutMs ?? this.ctx.timeoutMs,
+            ...(req.sni ? { sni: req.sni } : {}),
+            ...(req.unsafeRaw !== undefined ? { unsafeRaw: req.unsafeRaw } : {}),
+            maxBodyBytes: block.maxSize,
+            signal: this.ctx.deps.signal,
+          };
+          this.requestCount += copies;
+          const responses = await sendTogether(
+            (r) => this.send(r),
+            sendReq,
+            copies,
+            (err) => {
+              this.ctx.stats.requestsFailed++;
+              this.warn(`request ${req.method} ${req.url} failed: ${err.message}`, entryPath);
+            },
+          );
+          const strip = !isRaw && /\{\{\s*BaseURL\s*\}\}\//.test(entries[i]);
+          let stop = false;
+          for (const resp of responses) {
+            const outcome = this.handleResponse(block, req, resp, { index: i, layers, strip, indexed, cannotMatch: unsupported.length > 0 });
+            if (outcome.matched) blockMatched = true;
+            if (outcome.stop) {
+              stop = true;
+              break;
+            }
+          }
+          if (stop) break combinations;
         }
-        if (stop) break combinations;
       }
     }
+    this.dynamicRound = 0;
     return blockMatched;
   }
 

@@ -96,7 +96,7 @@ export function parseBlock(
   }
   if (raw.attack !== undefined && raw.payloads === undefined) ctx.warn("'attack' without 'payloads' is ignored", [...segs, 'attack'], true);
   if (raw.threads !== undefined && raw.payloads === undefined) ctx.warn("'threads' is ignored (requests are sent sequentially)", [...segs, 'threads'], true);
-  if (raw['iterate-all'] === true) ctx.warn("'iterate-all' is not supported; only the first extracted value is used", [...segs, 'iterate-all'], true);
+  const iterateAll = ctx.bool(raw, 'iterate-all', segs) ?? false;
 
   let method = 'GET';
   const methodRaw = ctx.str(raw, 'method', segs);
@@ -186,6 +186,7 @@ export function parseBlock(
     path: pathString(segs),
     index,
     id,
+    ...(iterateAll ? { iterateAll } : {}),
     method,
     paths: rawReqs.length ? [] : paths,
     raw: rawReqs,
