@@ -2,17 +2,20 @@ import type { ServiceContext } from '../../context.js';
 import { assertCan, requireViewer } from '../../auth/authz.js';
 import type { WorkspaceRole } from '../../auth/permissions.js';
 import type { WorkspaceEvent } from '../../pubsub.js';
-import { countMembers, countTargets } from './service.js';
+import { countTargets } from './service.js';
 
-/** Batch for the `role` field: the caller's role in each of many workspaces, in one query. */
-export async function rolesInWorkspaces(ctx: ServiceContext, workspaceIds: readonly string[]): Promise<(WorkspaceRole | Error)[]> {
+/**
+ * What `memberCount` and `role` select of a workspace: its members' user and role, in the order and with the
+ * arguments of the `members` field, so the list statement loads them once (a workspace has a handful of members).
+ */
+export const MEMBER_ROLES = { members: { orderBy: { createdAt: 'asc' }, select: { userId: true, role: true } } } as const;
+
+/** The caller's role among a workspace's members (the workspace is visible, so the caller is one of them). */
+export function viewerRoleAmong(ctx: ServiceContext, members: readonly { userId: string; role: WorkspaceRole }[]): WorkspaceRole {
   const viewer = requireViewer(ctx);
-  const rows = await ctx.deps.prisma.workspaceMember.findMany({
-    where: { userId: viewer.id, workspaceId: { in: [...workspaceIds] } },
-    select: { workspaceId: true, role: true },
-  });
-  const byWorkspace = new Map(rows.map((row) => [row.workspaceId, row.role]));
-  return workspaceIds.map((id) => byWorkspace.get(id) ?? new Error('Not a member'));
+  const role = members.find((member) => member.userId === viewer.id)?.role;
+  if (!role) throw new Error('Not a member');
+  return role;
 }
 
 /**
@@ -21,11 +24,6 @@ export async function rolesInWorkspaces(ctx: ServiceContext, workspaceIds: reado
  */
 export async function targetCountsOf(ctx: ServiceContext, workspaceIds: readonly string[]): Promise<number[]> {
   const counts = await countTargets(ctx, workspaceIds);
-  return workspaceIds.map((id) => counts.get(id) ?? 0);
-}
-
-export async function memberCountsOf(ctx: ServiceContext, workspaceIds: readonly string[]): Promise<number[]> {
-  const counts = await countMembers(ctx, workspaceIds);
   return workspaceIds.map((id) => counts.get(id) ?? 0);
 }
 

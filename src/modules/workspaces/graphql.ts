@@ -7,7 +7,7 @@ import { UserRef } from '../accounts/graphql.js';
 import * as workspaces from './service.js';
 import * as members from './members.js';
 import * as invitations from './invitations.js';
-import { memberCountsOf, rolesInWorkspaces, targetCountsOf, workspaceEvents } from './graphql-support.js';
+import { MEMBER_ROLES, targetCountsOf, viewerRoleAmong, workspaceEvents } from './graphql-support.js';
 import { WORKSPACE_SORT_FIELDS } from './schemas.js';
 
 const WorkspaceRole = builder.enumType('WorkspaceRole', { values: ['owner', 'member'] as const });
@@ -42,13 +42,15 @@ export const WorkspaceRef = builder.prismaNode('Workspace', {
     ownerId: t.exposeString('ownerId'),
     owner: t.relation('owner', { type: UserRef }),
     targetCount: t.loadable({ type: 'Int', load: (ids: string[], ctx) => targetCountsOf(ctx, ids), resolve: (workspace) => workspace.id }),
-    memberCount: t.loadable({ type: 'Int', load: (ids: string[], ctx) => memberCountsOf(ctx, ids), resolve: (workspace) => workspace.id }),
+    // memberCount and role read the members the list's own statement joins in (the same relation and order as
+    // `members`, so Pothos merges the selections): no statement of their own, as the REST list.
+    memberCount: t.int({ select: MEMBER_ROLES, resolve: (workspace) => workspace.members.length }),
     members: t.relation('members', { query: { orderBy: { createdAt: 'asc' } } }),
-    role: t.loadable({
+    role: t.field({
       type: WorkspaceRole,
       description: "The caller's role in this workspace.",
-      load: (ids: string[], ctx) => rolesInWorkspaces(ctx, ids),
-      resolve: (workspace) => workspace.id,
+      select: MEMBER_ROLES,
+      resolve: (workspace, _args, ctx) => viewerRoleAmong(ctx, workspace.members),
     }),
     viewerCanManage: t.boolean({
       description: 'Whether the caller may change settings, members and keys.',
