@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { startTestApp, type TestApp } from './support/app.js';
 import { clientFor, type TestUser } from './support/client.js';
+import { graphqlQuery, restPath } from '../scripts/bench/api-targets.js';
 
 /**
  * Every REST list costs a fixed number of SQL statements whatever the page size (the workspace list has its
@@ -95,6 +96,33 @@ describe('SQL statements per REST list', () => {
       expect(hundred.rows).toBe(100);
       expect(hundred.count, `${name}\n${hundred.statements.join('\n')}`).toBe(ten.count);
       expect(ten.count, `${name}\n${ten.statements.join('\n')}`).toBeLessThanOrEqual(6);
+    }
+  });
+});
+
+describe('SQL statements per GraphQL list', () => {
+  /** The page each endpoint's benchmark asks for (scripts/bench/api-targets.ts), every field the REST page has. */
+  async function countedGraphql(endpoint: 'targets' | 'assets' | 'vulnerabilities' | 'messages', first: number) {
+    const query = graphqlQuery(endpoint, { workspaceId, conversationId }).replace(/\b(first|last): \d+/, `$1: ${first}`);
+    statements.length = 0;
+    recording = true;
+    try {
+      const answer = await client.gql(query, { as: viewer });
+      expect(answer.errors, JSON.stringify(answer.errors)).toBeUndefined();
+      return { count: statements.length, statements: [...statements] };
+    } finally {
+      recording = false;
+    }
+  }
+
+  it('a page costs no more statements than the same REST page, whatever its size (both counts of a target from one batch)', async () => {
+    for (const endpoint of ['targets', 'assets', 'vulnerabilities', 'messages'] as const) {
+      const ten = await countedGraphql(endpoint, 10);
+      const forty = await countedGraphql(endpoint, 30);
+      const rest = await counted(restPath(endpoint, { workspaceId, conversationId }));
+      console.log(`GraphQL ${endpoint}: first:10 → ${ten.count} statements; first:30 → ${forty.count}; REST ${rest.count}`);
+      expect(forty.count, `${endpoint}\n${forty.statements.join('\n')}`).toBe(ten.count);
+      expect(ten.count, `${endpoint}\n${ten.statements.join('\n')}`).toBeLessThanOrEqual(rest.count);
     }
   });
 });

@@ -1,8 +1,21 @@
+import { createContextCache } from '@pothos/core';
+import DataLoader from 'dataloader';
+import type { ServiceContext } from '../../context.js';
 import { builder } from '../../graphql/builder.js';
 import { decodeId, decodeQueryId } from '../../graphql/ids.js';
 import { WorkspaceRef } from '../workspaces/graphql.js';
 import * as targets from './service.js';
 import { TARGET_TYPES } from './schemas.js';
+
+/**
+ * Both counts of a page's targets come from one batch (countsForTargetIds answers both): one loader per request
+ * for the two fields, so asking for both costs the statements once, not twice.
+ */
+const targetCounts = createContextCache(
+  // No cache: a subscription's context lives on, and its later events must see fresh counts (batching stays).
+  (ctx: ServiceContext) =>
+    new DataLoader<string, { assetCount: number; findingCount: number }>((ids) => targets.countsForTargetIds(ctx, [...ids]), { cache: false }),
+);
 
 export const TargetTypeEnum = builder.enumType('TargetType', { values: TARGET_TYPES });
 
@@ -21,17 +34,13 @@ export const TargetRef = builder.prismaNode('Target', {
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
     workspace: t.relation('workspace'),
-    assetCount: t.loadable({
-      type: 'Int',
+    assetCount: t.int({
       description: 'Assets discovered from this target.',
-      load: async (ids: string[], ctx) => (await targets.countsForTargetIds(ctx, ids)).map((counts) => counts.assetCount),
-      resolve: (target) => target.id,
+      resolve: async (target, _args, ctx) => (await targetCounts(ctx).load(target.id)).assetCount,
     }),
-    findingCount: t.loadable({
-      type: 'Int',
+    findingCount: t.int({
       description: 'Open findings on this target.',
-      load: async (ids: string[], ctx) => (await targets.countsForTargetIds(ctx, ids)).map((counts) => counts.findingCount),
-      resolve: (target) => target.id,
+      resolve: async (target, _args, ctx) => (await targetCounts(ctx).load(target.id)).findingCount,
     }),
   }),
 });
