@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from './support/app.js';
+import { startTestApp, usingPostgres, type TestApp } from './support/app.js';
 import { clientFor, type TestUser } from './support/client.js';
 import { upsertAssets, type AssetInput } from '../src/modules/assets/ingest.js';
 import { recordFindings, resolveUnseenFindings, type FindingScope, type TargetedFinding } from '../src/modules/vulnerabilities/ingest.js';
@@ -213,5 +213,68 @@ describe('counters of assets and findings', () => {
     expect(await server.db.prisma.assetCount.count({ where: { workspaceId } })).toBe(0);
     expect(await server.db.prisma.findingCount.count({ where: { workspaceId } })).toBe(0);
     expect(await server.db.prisma.findingTargetCount.count({ where: { targetId: { in: [targetA, targetB] } } })).toBe(0);
+  });
+});
+
+/**
+ * A link added while its finding changes state in another transaction: whichever commits first, the target's
+ * open count ends up as counting the rows says (the link's trigger reads the status under a share lock).
+ * PostgreSQL only: PGlite runs one transaction at a time.
+ */
+(usingPostgres ? describe : describe.skip)('per-target open counts under concurrent writes', () => {
+  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+  async function setup() {
+    const owner = await client.signUp('Concurrent');
+    const workspaceId = (await client.createWorkspace(owner)).id;
+    const prisma = server.db.prisma;
+    const [first, second] = await Promise.all(
+      ['one.example.com', 'two.example.com'].map((value) => prisma.target.create({ data: { workspaceId, value, type: 'domain' } })),
+    );
+    const now = new Date();
+    await prisma.$transaction(async (tx) => {
+      const { idByKey } = await upsertAssets(tx, { workspaceId, targetId: first!.id, scanId: null, autoEnable: true, now }, [host('one.example.com')]);
+      await recordFindings(tx, { workspaceId, targetId: first!.id, scanId: null, now }, [finding('k1', 'host:one.example.com', 'high')], idByKey);
+    });
+    const { id } = await prisma.finding.findFirstOrThrow({ where: { workspaceId }, select: { id: true } });
+    return { workspaceId, findingId: id, secondTarget: second!.id };
+  }
+
+  /** Runs `first` in a transaction held open until `second` (another transaction) has had time to block on it. */
+  async function overlap(first: (tx: any) => Promise<unknown>, second: (tx: any) => Promise<unknown>): Promise<void> {
+    const prisma = server.db.prisma;
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let started!: () => void;
+    const firstDone = new Promise<void>((resolve) => (started = resolve));
+    const one = prisma.$transaction(
+      async (tx) => {
+        await first(tx);
+        started();
+        await held;
+      },
+      { timeout: 10_000 },
+    );
+    await firstDone;
+    const two = prisma.$transaction((tx) => second(tx), { timeout: 10_000 });
+    await sleep(300);
+    release();
+    await Promise.all([one, two]);
+  }
+
+  it('dismissed while being linked, and linked while being dismissed', async () => {
+    const a = await setup();
+    await overlap(
+      (tx) => tx.finding.update({ where: { id: a.findingId }, data: { status: 'dismissed' } }),
+      (tx) => tx.findingTarget.create({ data: { findingId: a.findingId, targetId: a.secondTarget } }),
+    );
+    await expectCountersExact(a.workspaceId);
+    const b = await setup();
+    await overlap(
+      (tx) => tx.findingTarget.create({ data: { findingId: b.findingId, targetId: b.secondTarget } }),
+      (tx) => tx.finding.update({ where: { id: b.findingId }, data: { status: 'dismissed' } }),
+    );
+    await expectCountersExact(b.workspaceId);
+    expect(await server.db.prisma.findingTargetCount.findMany({ where: { targetId: { in: [a.secondTarget, b.secondTarget] }, open: { not: 0 } } })).toEqual([]);
   });
 });
