@@ -3,6 +3,7 @@ import { startTestApp, usingPostgres, type TestApp } from './support/app.js';
 import { clientFor, type TestUser } from './support/client.js';
 import { upsertAssets, type AssetInput } from '../src/modules/assets/ingest.js';
 import { recordFindings, resolveUnseenFindings, type FindingScope, type TargetedFinding } from '../src/modules/vulnerabilities/ingest.js';
+import { countFindingsByStatus } from '../src/modules/vulnerabilities/service.js';
 
 /**
  * The counters behind large-workspace lists and statistics (asset_count, finding_count, finding_target_count,
@@ -123,6 +124,14 @@ describe('counters of assets and findings', () => {
   async function expectExact(): Promise<void> {
     await expectCountersExact(workspaceId);
     await expectApiExact();
+    // The operator's /metrics sums the counters of every workspace.
+    const fresh = await server.db.prisma.finding.groupBy({ by: ['status'], _count: { _all: true } });
+    expect(await countFindingsByStatus(server.db)).toEqual({
+      open: 0,
+      fixed: 0,
+      dismissed: 0,
+      ...Object.fromEntries(fresh.map((row) => [row.status, row._count._all])),
+    });
   }
 
   beforeAll(async () => {

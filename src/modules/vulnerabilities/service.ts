@@ -272,11 +272,14 @@ export async function openFindingCountsOfTargets(prisma: PrismaClient, targetIds
   return targetIds.map((id) => counts.get(id) ?? 0);
 }
 
-/** Findings per status across the whole instance, for the operator's /metrics (no viewer: never shown to users). */
+/**
+ * Findings per status across the whole instance, for the operator's /metrics (no viewer: never shown to users):
+ * summed from the per-workspace counters (finding_count), not by counting every finding on each scrape.
+ */
 export async function countFindingsByStatus(deps: Pick<AppDeps, 'prisma'>): Promise<Record<string, number>> {
-  const rows = await deps.prisma.finding.groupBy({ by: ['status'], _count: { _all: true } });
+  const rows = await deps.prisma.findingCount.groupBy({ by: ['status'], _sum: { count: true } });
   const counts: Record<string, number> = { open: 0, fixed: 0, dismissed: 0 };
-  for (const row of rows) counts[row.status] = row._count._all;
+  for (const row of rows) counts[row.status] = row._sum.count ?? 0;
   return counts;
 }
 
