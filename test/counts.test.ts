@@ -9,8 +9,8 @@ import { countFindingsByStatus } from '../src/modules/vulnerabilities/service.js
  * The counters behind large-workspace lists and statistics (asset_count, finding_count, finding_target_count,
  * kept by the database's triggers) must equal a fresh COUNT(*) after every way rows are written: scan ingest
  * (new, seen again with another severity, fixed, reopened, linked to more targets), triage, asset updates,
- * target and workspace deletion, a deleted finding and a set-based insert. The lists and statistics that read
- * them must answer what counting the rows answers.
+ * target and workspace deletion, a deleted finding, a set-based insert and a link moved to another target.
+ * The lists and statistics that read them must answer what counting the rows answers.
  */
 let server: TestApp;
 let client: ReturnType<typeof clientFor>;
@@ -208,6 +208,13 @@ describe('counters of assets and findings', () => {
     await rows(
       `INSERT INTO finding_target ("findingId", "targetId") SELECT id, "targetId" FROM finding WHERE "workspaceId" = $1::uuid AND "checkId" = 'bulk'`,
       workspaceId,
+    );
+    await expectExact();
+    // No writer moves a link to another target, but the counters follow if one does.
+    await rows(
+      `UPDATE finding_target SET "targetId" = $1::uuid WHERE "targetId" = $2::uuid AND "findingId" IN (SELECT id FROM finding WHERE "checkId" = 'bulk' AND severity = 'low')`,
+      targetA,
+      targetB,
     );
     await expectExact();
     const deleted = await client.api('DELETE', `/api/v1/api/targets/${targetB}`, { as: owner, workspaceId });

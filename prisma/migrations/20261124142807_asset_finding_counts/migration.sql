@@ -36,9 +36,9 @@ ALTER TABLE "finding_count" ADD CONSTRAINT "finding_count_workspaceId_fkey" FORE
 -- AddForeignKey
 ALTER TABLE "finding_target_count" ADD CONSTRAINT "finding_target_count_targetId_fkey" FOREIGN KEY ("targetId") REFERENCES "target"("id") ON DELETE CASCADE ON UPDATE CASCADE;
 
--- Counters kept exact by statement triggers (transition tables): every writer, set-based or row by row, FK
--- cascades included, moves them in its own transaction. An UPDATE counts its old rows out and its new rows in
--- (no pairing of rows needed); only net changes touch a counter row. Each trigger hands its deltas as JSON to one
+-- Counters kept exact by triggers: every writer, set-based or row by row, FK cascades included, moves them in its
+-- own transaction. Inserts and deletes are counted per statement (transition tables, so a set-based insert of
+-- 100,000 rows is one counter write); updates per row, only when a counted column changes. Each trigger hands its deltas as JSON to one
 -- apply function per counter: increments upsert, decrements only UPDATE, and neither writes the counter of a
 -- workspace or target that is gone (deleted by the same statement, whose cascades may still be moving rows; a
 -- counter row already written in this transaction is checked against its parent again when it is updated).
@@ -63,18 +63,13 @@ CREATE FUNCTION "asset_count_trigger"() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE deltas jsonb;
 BEGIN
   IF TG_OP = 'INSERT' THEN
-    SELECT jsonb_agg(jsonb_build_object('w', w, 'k', k, 'e', e, 'x', x, 'n', n)) INTO deltas FROM (
-      SELECT "workspaceId" AS w, "kind" AS k, "enabled" AS e, "dismissedAt" IS NOT NULL AS x, count(*) AS n FROM new_rows GROUP BY 1, 2, 3, 4) g;
+    -- The hot path (every new asset): one statement, and the rows' workspace exists (their foreign key says so).
+    INSERT INTO "asset_count" AS c ("workspaceId", "kind", "enabled", "dismissed", "count")
+    SELECT "workspaceId", "kind", "enabled", "dismissedAt" IS NOT NULL, count(*) FROM new_rows GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4
+    ON CONFLICT ("workspaceId", "kind", "enabled", "dismissed") DO UPDATE SET "count" = c."count" + EXCLUDED."count";
   ELSIF TG_OP = 'DELETE' THEN
     SELECT jsonb_agg(jsonb_build_object('w', w, 'k', k, 'e', e, 'x', x, 'n', -n)) INTO deltas FROM (
       SELECT "workspaceId" AS w, "kind" AS k, "enabled" AS e, "dismissedAt" IS NOT NULL AS x, count(*) AS n FROM old_rows GROUP BY 1, 2, 3, 4) g;
-  ELSE
-    SELECT jsonb_agg(jsonb_build_object('w', w, 'k', k, 'e', e, 'x', x, 'n', n)) INTO deltas FROM (
-      SELECT w, k, e, x, sum(n) AS n FROM (
-        SELECT "workspaceId" AS w, "kind" AS k, "enabled" AS e, "dismissedAt" IS NOT NULL AS x, -1 AS n FROM old_rows
-        UNION ALL
-        SELECT "workspaceId", "kind", "enabled", "dismissedAt" IS NOT NULL, 1 FROM new_rows) u
-      GROUP BY 1, 2, 3, 4 HAVING sum(n) <> 0) g;
   END IF;
   IF deltas IS NOT NULL THEN PERFORM "asset_count_apply"(deltas); END IF;
   RETURN NULL;
@@ -82,10 +77,23 @@ END $$;
 
 CREATE TRIGGER "asset_count_insert" AFTER INSERT ON "asset" REFERENCING NEW TABLE AS new_rows
   FOR EACH STATEMENT EXECUTE FUNCTION "asset_count_trigger"();
-CREATE TRIGGER "asset_count_update" AFTER UPDATE ON "asset" REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
-  FOR EACH STATEMENT EXECUTE FUNCTION "asset_count_trigger"();
 CREATE TRIGGER "asset_count_delete" AFTER DELETE ON "asset" REFERENCING OLD TABLE AS old_rows
   FOR EACH STATEMENT EXECUTE FUNCTION "asset_count_trigger"();
+
+-- Updates are counted per row, and only when a counted column changes: every sighting of an asset updates its
+-- row, and the WHEN condition (checked without running any SQL) keeps those free.
+CREATE FUNCTION "asset_count_row_update"() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM "asset_count_apply"(jsonb_build_array(
+    jsonb_build_object('w', OLD."workspaceId", 'k', OLD."kind", 'e', OLD."enabled", 'x', OLD."dismissedAt" IS NOT NULL, 'n', -1),
+    jsonb_build_object('w', NEW."workspaceId", 'k', NEW."kind", 'e', NEW."enabled", 'x', NEW."dismissedAt" IS NOT NULL, 'n', 1)));
+  RETURN NULL;
+END $$;
+
+CREATE TRIGGER "asset_count_update" AFTER UPDATE OF "workspaceId", "kind", "enabled", "dismissedAt" ON "asset" FOR EACH ROW
+  WHEN (OLD."workspaceId" IS DISTINCT FROM NEW."workspaceId" OR OLD."kind" IS DISTINCT FROM NEW."kind"
+        OR OLD."enabled" IS DISTINCT FROM NEW."enabled" OR (OLD."dismissedAt" IS NULL) <> (NEW."dismissedAt" IS NULL))
+  EXECUTE FUNCTION "asset_count_row_update"();
 
 CREATE FUNCTION "finding_count_apply"(deltas jsonb) RETURNS void LANGUAGE plpgsql AS $$
 BEGIN
@@ -118,29 +126,15 @@ END $$;
 -- targets are counted down before the row goes (finding_target_count_before_delete).
 CREATE FUNCTION "finding_count_trigger"() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE deltas jsonb;
-DECLARE target_deltas jsonb;
 BEGIN
   IF TG_OP = 'INSERT' THEN
-    SELECT jsonb_agg(jsonb_build_object('w', w, 's', s, 'v', v, 'n', n)) INTO deltas FROM (
-      SELECT "workspaceId" AS w, "status" AS s, "severity" AS v, count(*) AS n FROM new_rows GROUP BY 1, 2, 3) g;
+    -- The hot path (every new finding): one statement, and the rows' workspace exists (their foreign key says so).
+    INSERT INTO "finding_count" AS c ("workspaceId", "status", "severity", "count")
+    SELECT "workspaceId", "status", "severity", count(*) FROM new_rows GROUP BY 1, 2, 3 ORDER BY 1, 2, 3
+    ON CONFLICT ("workspaceId", "status", "severity") DO UPDATE SET "count" = c."count" + EXCLUDED."count";
   ELSIF TG_OP = 'DELETE' THEN
     SELECT jsonb_agg(jsonb_build_object('w', w, 's', s, 'v', v, 'n', -n)) INTO deltas FROM (
       SELECT "workspaceId" AS w, "status" AS s, "severity" AS v, count(*) AS n FROM old_rows GROUP BY 1, 2, 3) g;
-  ELSE
-    SELECT jsonb_agg(jsonb_build_object('w', w, 's', s, 'v', v, 'n', n)) INTO deltas FROM (
-      SELECT w, s, v, sum(n) AS n FROM (
-        SELECT "workspaceId" AS w, "status" AS s, "severity" AS v, -1 AS n FROM old_rows
-        UNION ALL
-        SELECT "workspaceId", "status", "severity", 1 FROM new_rows) u
-      GROUP BY 1, 2, 3 HAVING sum(n) <> 0) g;
-    SELECT jsonb_agg(jsonb_build_object('t', t, 'n', n)) INTO target_deltas FROM (
-      SELECT l."targetId" AS t, sum(u.n) AS n FROM (
-        SELECT "id", -1 AS n FROM old_rows WHERE "status" = 'open'
-        UNION ALL
-        SELECT "id", 1 FROM new_rows WHERE "status" = 'open') u
-      JOIN "finding_target" l ON l."findingId" = u."id"
-      GROUP BY 1 HAVING sum(u.n) <> 0) g;
-    IF target_deltas IS NOT NULL THEN PERFORM "finding_target_count_apply"(target_deltas); END IF;
   END IF;
   IF deltas IS NOT NULL THEN PERFORM "finding_count_apply"(deltas); END IF;
   RETURN NULL;
@@ -148,8 +142,25 @@ END $$;
 
 CREATE TRIGGER "finding_count_insert" AFTER INSERT ON "finding" REFERENCING NEW TABLE AS new_rows
   FOR EACH STATEMENT EXECUTE FUNCTION "finding_count_trigger"();
-CREATE TRIGGER "finding_count_update" AFTER UPDATE ON "finding" REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
-  FOR EACH STATEMENT EXECUTE FUNCTION "finding_count_trigger"();
+
+-- Updates per row, only when status, severity or workspace change (every sighting updates the row): the
+-- (status, severity) counters move, and when the finding opens or closes, the open counts of its targets.
+CREATE FUNCTION "finding_count_row_update"() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM "finding_count_apply"(jsonb_build_array(
+    jsonb_build_object('w', OLD."workspaceId", 's', OLD."status", 'v', OLD."severity", 'n', -1),
+    jsonb_build_object('w', NEW."workspaceId", 's', NEW."status", 'v', NEW."severity", 'n', 1)));
+  IF (OLD."status" = 'open') <> (NEW."status" = 'open') THEN
+    PERFORM "finding_target_count_apply"((
+      SELECT jsonb_agg(jsonb_build_object('t', l."targetId", 'n', CASE WHEN NEW."status" = 'open' THEN 1 ELSE -1 END) ORDER BY l."targetId")
+      FROM "finding_target" l WHERE l."findingId" = NEW."id"));
+  END IF;
+  RETURN NULL;
+END $$;
+
+CREATE TRIGGER "finding_count_update" AFTER UPDATE OF "workspaceId", "status", "severity" ON "finding" FOR EACH ROW
+  WHEN (OLD."workspaceId" IS DISTINCT FROM NEW."workspaceId" OR OLD."status" IS DISTINCT FROM NEW."status" OR OLD."severity" IS DISTINCT FROM NEW."severity")
+  EXECUTE FUNCTION "finding_count_row_update"();
 CREATE TRIGGER "finding_count_delete" AFTER DELETE ON "finding" REFERENCING OLD TABLE AS old_rows
   FOR EACH STATEMENT EXECUTE FUNCTION "finding_count_trigger"();
 
@@ -181,14 +192,6 @@ BEGIN
     SELECT jsonb_agg(jsonb_build_object('t', t, 'n', -n)) INTO deltas FROM (
       SELECT o."targetId" AS t, count(*) AS n FROM old_rows o
       JOIN "finding" f ON f."id" = o."findingId" AND f."status" = 'open' GROUP BY 1) g;
-  ELSE
-    SELECT jsonb_agg(jsonb_build_object('t', t, 'n', n)) INTO deltas FROM (
-      SELECT u.t, sum(u.n) AS n FROM (
-        SELECT "targetId" AS t, "findingId" AS f, -1 AS n FROM old_rows
-        UNION ALL
-        SELECT "targetId", "findingId", 1 FROM new_rows) u
-      JOIN "finding" f ON f."id" = u.f AND f."status" = 'open'
-      GROUP BY 1 HAVING sum(u.n) <> 0) g;
   END IF;
   IF deltas IS NOT NULL THEN PERFORM "finding_target_count_apply"(deltas); END IF;
   RETURN NULL;
@@ -196,8 +199,23 @@ END $$;
 
 CREATE TRIGGER "finding_target_count_insert" AFTER INSERT ON "finding_target" REFERENCING NEW TABLE AS new_rows
   FOR EACH STATEMENT EXECUTE FUNCTION "finding_target_count_trigger"();
-CREATE TRIGGER "finding_target_count_update" AFTER UPDATE ON "finding_target" REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
-  FOR EACH STATEMENT EXECUTE FUNCTION "finding_target_count_trigger"();
+
+-- A link's keys never change in practice (each sighting moves lastSeenAt only); if they do, the old link is
+-- counted out and the new one in, as a delete and an insert would.
+CREATE FUNCTION "finding_target_count_row_update"() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM "finding_target_count_apply"((
+    SELECT jsonb_agg(d) FROM (
+      SELECT jsonb_build_object('t', OLD."targetId", 'n', -1) AS d FROM "finding" f WHERE f."id" = OLD."findingId" AND f."status" = 'open'
+      UNION ALL
+      SELECT jsonb_build_object('t', NEW."targetId", 'n', 1) FROM (SELECT f."status" FROM "finding" f WHERE f."id" = NEW."findingId" FOR SHARE) f
+      WHERE f."status" = 'open') u));
+  RETURN NULL;
+END $$;
+
+CREATE TRIGGER "finding_target_count_update" AFTER UPDATE OF "findingId", "targetId" ON "finding_target" FOR EACH ROW
+  WHEN (OLD."findingId" IS DISTINCT FROM NEW."findingId" OR OLD."targetId" IS DISTINCT FROM NEW."targetId")
+  EXECUTE FUNCTION "finding_target_count_row_update"();
 CREATE TRIGGER "finding_target_count_delete" AFTER DELETE ON "finding_target" REFERENCING OLD TABLE AS old_rows
   FOR EACH STATEMENT EXECUTE FUNCTION "finding_target_count_trigger"();
 
