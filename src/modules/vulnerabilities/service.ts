@@ -90,9 +90,24 @@ export async function listFindings(ctx: ServiceContext, workspaceId: string, inp
     sortBy === 'severity' ? [{ severity: direction }, { lastSeenAt: 'desc' }, { id: direction }] : [{ [sortBy]: direction }, { id: direction }];
   const [rows, total] = await Promise.all([
     ctx.deps.prisma.finding.findMany({ where, orderBy, ...pageWindow(page, limit) }),
-    ctx.deps.prisma.finding.count({ where }),
+    filters.targetIds?.length || filters.assetId || q
+      ? ctx.deps.prisma.finding.count({ where })
+      : countFromCounters(ctx.deps.prisma, workspaceId, filters.status, filters.severity),
   ]);
   return pageEnvelope(rows.map(toFindingResponse), total, page, limit);
+}
+
+/**
+ * The total of a list filtered by status and severity alone, from finding_count (kept exact by the database's
+ * triggers on every write): a few counter rows instead of every matching row, whatever the workspace's size.
+ * The caller has checked the workspace is the viewer's, which is all findingWhere's visibility rule asks.
+ */
+async function countFromCounters(prisma: PrismaClient, workspaceId: string, status?: FindingStatusFilter, severity?: Severity[]): Promise<number> {
+  const { _sum } = await prisma.findingCount.aggregate({
+    where: { workspaceId, ...(status && status !== 'all' ? { status } : {}), ...(severity?.length ? { severity: { in: severity } } : {}) },
+    _sum: { count: true },
+  });
+  return _sum.count ?? 0;
 }
 
 /** One finding with its history (oldest event first). */
@@ -117,13 +132,26 @@ export interface FindingStatistics {
 export async function findingStatistics(ctx: ServiceContext, workspaceId: string, input: FindingStatisticsInput = {}): Promise<FindingStatistics> {
   const { targetIds } = validate(findingStatisticsInput, input);
   await assertCan(ctx, 'finding:read', { workspaceId });
-  const where = findingWhere(ctx, { workspaceId, targetIds, status: 'all' });
-  const [bySeverity, byStatus] = await Promise.all([
-    ctx.deps.prisma.finding.groupBy({ by: ['severity'], where: { AND: [where, { status: 'open' }] }, _count: { _all: true } }),
-    ctx.deps.prisma.finding.groupBy({ by: ['status'], where, _count: { _all: true } }),
-  ]);
-  const severityCount = new Map(bySeverity.map((group) => [group.severity, group._count._all]));
-  const statusCount = new Map(byStatus.map((group) => [group.status, group._count._all]));
+  let severityCount: Map<Severity, number>;
+  let statusCount: Map<FindingStatus, number>;
+  if (targetIds?.length) {
+    const where = findingWhere(ctx, { workspaceId, targetIds, status: 'all' });
+    const [bySeverity, byStatus] = await Promise.all([
+      ctx.deps.prisma.finding.groupBy({ by: ['severity'], where: { AND: [where, { status: 'open' }] }, _count: { _all: true } }),
+      ctx.deps.prisma.finding.groupBy({ by: ['status'], where, _count: { _all: true } }),
+    ]);
+    severityCount = new Map(bySeverity.map((group) => [group.severity, group._count._all]));
+    statusCount = new Map(byStatus.map((group) => [group.status, group._count._all]));
+  } else {
+    // The whole workspace: its (status, severity) counters, at most 15 rows (see countFromCounters).
+    const counters = await ctx.deps.prisma.findingCount.findMany({ where: { workspaceId }, select: { status: true, severity: true, count: true } });
+    severityCount = new Map();
+    statusCount = new Map();
+    for (const { status, severity, count } of counters) {
+      statusCount.set(status, (statusCount.get(status) ?? 0) + count);
+      if (status === 'open') severityCount.set(severity, count);
+    }
+  }
   return {
     data: [...SEVERITIES].reverse().map((severity) => ({ severity, count: severityCount.get(severity) ?? 0 })),
     byStatus: { open: statusCount.get('open') ?? 0, fixed: statusCount.get('fixed') ?? 0, dismissed: statusCount.get('dismissed') ?? 0 },
@@ -233,25 +261,25 @@ export async function findVisibleFinding<Q extends object>(ctx: ServiceContext, 
 }
 
 /**
- * How many open findings each target was seen through (one grouped count over the link table, by its
- * targetId index), in the order given. For the targets module's counts; callers have checked visibility.
+ * How many open findings each target was seen through, in the order given: one read of their
+ * finding_target_count rows (kept exact by the database's triggers on finding and finding_target; a target
+ * with no row has none). For the targets module's counts; callers have checked visibility.
  */
 export async function openFindingCountsOfTargets(prisma: PrismaClient, targetIds: readonly string[]): Promise<number[]> {
   if (!targetIds.length) return [];
-  const groups = await prisma.findingTarget.groupBy({
-    by: ['targetId'],
-    where: { targetId: { in: [...targetIds] }, finding: { status: 'open' } },
-    _count: { _all: true },
-  });
-  const counts = new Map(groups.map((group) => [group.targetId, group._count._all]));
+  const rows = await prisma.findingTargetCount.findMany({ where: { targetId: { in: [...targetIds] } }, select: { targetId: true, open: true } });
+  const counts = new Map(rows.map((row) => [row.targetId, row.open]));
   return targetIds.map((id) => counts.get(id) ?? 0);
 }
 
-/** Findings per status across the whole instance, for the operator's /metrics (no viewer: never shown to users). */
+/**
+ * Findings per status across the whole instance, for the operator's /metrics (no viewer: never shown to users):
+ * summed from the per-workspace counters (finding_count), not by counting every finding on each scrape.
+ */
 export async function countFindingsByStatus(deps: Pick<AppDeps, 'prisma'>): Promise<Record<string, number>> {
-  const rows = await deps.prisma.finding.groupBy({ by: ['status'], _count: { _all: true } });
+  const rows = await deps.prisma.findingCount.groupBy({ by: ['status'], _sum: { count: true } });
   const counts: Record<string, number> = { open: 0, fixed: 0, dismissed: 0 };
-  for (const row of rows) counts[row.status] = row._count._all;
+  for (const row of rows) counts[row.status] = row._sum.count ?? 0;
   return counts;
 }
 
