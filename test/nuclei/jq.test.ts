@@ -96,7 +96,8 @@ describe('jq expressions from the community templates', () => {
   it('takes alternatives with //', () => {
     expect(jq('.secureDNS.delegationSigned // false', rdap)).toEqual(['false']);
     expect(jq('.secureDNS.delegationSigned // false', { secureDNS: { delegationSigned: true } })).toEqual(['true']);
-    expect(jq('.secureDNS.delegationSigned // false', 'not an object')).toEqual(['false']); // errors on the left count as nothing
+    expect(jq('.secureDNS.delegationSigned // false', 'not an object')).toEqual([]); // gojq lets an error on the left through
+    expect(jq('.a? // "default", (.[] // "none")', [])).toEqual(['default', 'none']);
     // `..` walks objects by sorted key, as gojq does; `empty[0]` is empty
     const doc = { z: { nodeId: 'n-z' }, a: [{ nodeId: 'n-a' }, { other: 1 }], nodeId: null };
     expect(jq('..|objects|.nodeId//empty[0]', doc)).toEqual(['n-a', 'n-z']);
@@ -153,6 +154,7 @@ describe('jq expressions from the community templates', () => {
     expect(jq('[null, false, true, 0, "a", [], {}] | sort == .', null)).toEqual(['true']);
     expect(jq('{"a":1} + {"b":2}, [1] + [2], null + "x", .[1:], .a?', 'hello')).toEqual(['{"a":1,"b":2}', '[1,2]', 'x', 'ello']);
     expect(jq('try error("boom") catch ., (.x | not)', {})).toEqual(['boom', 'true']);
+    expect(jq('.[2], .[-1], .[9]', 'abcdé')).toEqual(['c', 'é']); // gojq indexes strings by code point
   });
 });
 
@@ -209,5 +211,14 @@ describe('bounds', () => {
     expect(jq('. == .', deep)).toEqual([]);
     expect(jq('.[0][0]', deep)).toEqual([]); // a value too deep to print as JSON: nothing
     expect(jq('recurse(.[0]?) | numbers', deep)).toEqual([]);
+  });
+
+  it('keeps regex offsets linear in the number of matches', () => {
+    const text = `é${'a'.repeat(199)}`.repeat(10_000); // 2,000,000 characters, 10,000 matches: the cap
+    const started = performance.now();
+    expect(jq('[match("é"; "g")] | length, .[-1].offset', text)).toEqual(['10000', '1999800']);
+    expect(jq('split("é"; null) | length', text)).toEqual(['10001']);
+    expect(performance.now() - started).toBeLessThan(5_000);
+    expect(jq('"before", split("é"; null)', `${text}é`)).toEqual(['before']); // one match more: the run ends
   });
 });

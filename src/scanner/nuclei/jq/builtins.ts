@@ -285,28 +285,42 @@ function regex(re: Json, flags: Json, what: string): { re: GoRegex; global: bool
 
 const MAX_MATCHES = 10_000;
 
+interface Found {
+  match: JsonObject;
+  /** UTF-16 bounds of the whole match in the input. */
+  start: number;
+  end: number;
+}
+
 /** gojq's match objects: offsets and lengths in code points; a group that took no part has offset -1, string null. */
-function matches(input: Json, re: Json, flags: Json, global: boolean, what: string): JsonObject[] {
+function matches(input: Json, re: Json, flags: Json, global: boolean, what: string): Found[] {
   const text = str(input, what);
   const r = regex(re, flags, what);
   const names: Record<string, number> = r.re.namedGroups();
   const nameOf = new Map<number, string>(Object.entries(names).map(([n, i]) => [i, n]));
-  const cp = (index: number) => codePointLength(text.slice(0, index));
-  const out: JsonObject[] = [];
+  const out: Found[] = [];
   const m = r.re.matcher(text);
-  while (out.length < MAX_MATCHES && m.find()) {
+  // code-point offsets counted forward from the previous match, so many matches in a long text stay linear
+  let cursor = 0;
+  let cursorCp = 0;
+  while (m.find()) {
+    // past the cap a partial answer (a `split` with separators left in) would be wrong: end the run instead
+    if (out.length === MAX_MATCHES) throw new JqLimitError(`more than ${MAX_MATCHES} regex matches`);
+    const start = m.start();
+    cursorCp += codePointLength(text.slice(cursor, start));
+    cursor = start;
     const captures: Json[] = [];
     for (let g = 1; g <= r.re.groupCount(); g++) {
       const name = nameOf.get(g) ?? null;
-      const start = m.start(g);
-      if (start < 0) captures.push({ offset: -1, length: 0, string: null, name });
+      const groupStart = m.start(g);
+      if (groupStart < 0) captures.push({ offset: -1, length: 0, string: null, name });
       else {
         const s = m.group(g) as string;
-        captures.push({ offset: cp(start), length: codePointLength(s), string: s, name });
+        captures.push({ offset: cursorCp + codePointLength(text.slice(start, groupStart)), length: codePointLength(s), string: s, name });
       }
     }
     const whole = m.group() as string;
-    out.push({ offset: cp(m.start()), length: codePointLength(whole), string: whole, captures });
+    out.push({ match: { offset: cursorCp, length: codePointLength(whole), string: whole, captures }, start, end: m.end() });
     if (!(global || r.global)) break;
   }
   return out;
@@ -320,7 +334,7 @@ function capturesOf(match: JsonObject): JsonObject {
   return out;
 }
 
-function regexBuiltin(name: string, each: (matches: JsonObject[], emit: Emit, input: Json) => void, global = false) {
+function regexBuiltin(name: string, each: (matches: Found[], emit: Emit, input: Json) => void, global = false) {
   for (const arity of [1, 2]) {
     BUILTINS.set(`${name}/${arity}`, (env, input, args, emit) => {
       const withFlags = (flags: Json) =>
@@ -340,17 +354,17 @@ function regexBuiltin(name: string, each: (matches: JsonObject[], emit: Emit, in
 
 regexBuiltin('test', () => {});
 regexBuiltin('match', (ms, emit) => {
-  for (const m of ms) emit(m);
+  for (const m of ms) emit(m.match);
 });
 regexBuiltin('capture', (ms, emit) => {
-  for (const m of ms) emit(capturesOf(m));
+  for (const m of ms) emit(capturesOf(m.match));
 });
 regexBuiltin(
   'scan',
   (ms, emit) => {
     for (const m of ms) {
-      const captures = m.captures as JsonObject[];
-      emit(captures.length === 0 ? m.string : captures.map((c) => c.string));
+      const captures = m.match.captures as JsonObject[];
+      emit(captures.length === 0 ? m.match.string : captures.map((c) => c.string));
     }
   },
   true,
@@ -362,12 +376,10 @@ BUILTINS.set('split/2', (env, input, [re, flags], emit) =>
       const parts: Json[] = [];
       let last = 0;
       for (const m of matches(input, r, f, true, 'split')) {
-        // offsets are code points; slice on code points as well
-        const chars = [...text];
-        parts.push(chars.slice(last, m.offset as number).join(''));
-        last = (m.offset as number) + (m.length as number);
+        parts.push(text.slice(last, m.start));
+        last = m.end;
       }
-      parts.push([...text].slice(last).join(''));
+      parts.push(text.slice(last));
       emit(parts);
     }),
   ),

@@ -119,20 +119,15 @@ function step(env: Env, node: JqNode, input: Json, emit: Emit): void {
       evaluate(env, node.right, input, emit);
       return;
     case 'alternative': {
-      // `a // b`: a's truthy outputs, or b's outputs when there are none; errors in a count as no output
+      // `a // b`: a's truthy outputs, or b's outputs when there are none. An error in a is not swallowed: gojq
+      // (and jq 1.6) let it through, so `"x" | .a // 1` is an error, not 1
       let any = false;
-      guarded(
-        env,
-        node.left,
-        input,
-        (v) => {
-          if (truthy(v)) {
-            any = true;
-            emit(v);
-          }
-        },
-        () => {},
-      );
+      evaluate(env, node.left, input, (v) => {
+        if (truthy(v)) {
+          any = true;
+          emit(v);
+        }
+      });
       if (!any) evaluate(env, node.right, input, emit);
       return;
     }
@@ -209,6 +204,8 @@ export function indexValue(t: Json, k: Json): Json {
   }
   if (typeof k === 'number') {
     if (t === null) return null;
+    // gojq (unlike jq) indexes strings by code point: "abcde"[2] is "c"
+    if (typeof t === 'string') return [...t].at(Math.floor(k)) ?? null;
     if (Array.isArray(t)) {
       const n = Math.floor(k);
       const idx = n < 0 ? t.length + n : n;
