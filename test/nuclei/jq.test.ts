@@ -154,7 +154,14 @@ describe('jq expressions from the community templates', () => {
     expect(jq('[null, false, true, 0, "a", [], {}] | sort == .', null)).toEqual(['true']);
     expect(jq('{"a":1} + {"b":2}, [1] + [2], null + "x", .[1:], .a?', 'hello')).toEqual(['{"a":1,"b":2}', '[1,2]', 'x', 'ello']);
     expect(jq('try error("boom") catch ., (.x | not)', {})).toEqual(['boom', 'true']);
-    expect(jq('.[2], .[-1], .[9]', 'abcdé')).toEqual(['c', 'é']); // gojq indexes strings by code point
+    expect(jq('.[2], .[-1], .[9], first, last', 'abcdé')).toEqual(['c', 'é', 'a', 'é']); // gojq indexes strings by code point
+    const entries = 'to_entries, with_entries({key: (.key | ascii_upcase), value}), ([{name: "a", Value: 1}, {Key: "b", value: 2}] | from_entries)';
+    expect(jq(entries, { b: 2, a: 1 })).toEqual(['[{"key":"a","value":1},{"key":"b","value":2}]', '{"A":1,"B":2}', '{"a":1,"b":2}']);
+    expect(jq('to_entries', ['x'])).toEqual(['[{"key":0,"value":"x"}]']);
+    expect(jq('[{key: 1, value: 2}] | from_entries', null)).toEqual([]); // a key must be a string
+    expect(jq('"1.5" | tonumber, ("-2e3" | tonumber), (" 1" | tonumber)', null)).toEqual(['1.5', '-2000']);
+    expect(jq('[1, 2] | reverse, ("ab" | reverse)', null)).toEqual(['[2,1]']); // gojq reverses arrays only
+    expect(jq('[limit(0; 1, 2)], [limit(-1; 1, 2)]', null)).toEqual(['[]']);
   });
 });
 

@@ -4,7 +4,7 @@
  * loop, like gojq. Regexes go through goregex.ts (re2js: RE2 syntax as in Go, linear-time matching), never JS RegExp.
  */
 import { compileGoRegex, type GoRegex } from '../goregex.js';
-import { type Emit, type Env, add, evaluate } from './evaluate.js';
+import { type Emit, type Env, add, evaluate, indexValue } from './evaluate.js';
 import type { JqNode } from './parse.js';
 import {
   checkDepth,
@@ -118,7 +118,8 @@ BUILTINS.set('last/1', (env, input, [f], emit) => {
 BUILTINS.set('limit/2', (env, input, [n, f], emit) =>
   evaluate(env, n, input, (count) => {
     if (typeof count !== 'number') fail('limit expects a number');
-    if (count <= 0) return;
+    if (count < 0) fail("limit doesn't support negative count");
+    if (count === 0) return;
     const stop = new Stop();
     let seen = 0;
     try {
@@ -184,15 +185,16 @@ valued('fromjson', 0, (v) => {
 valued('tonumber', 0, (v) => {
   if (typeof v === 'number') return v;
   const s = str(v, 'tonumber');
-  if (!/^\s*-?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?\s*$/.test(s)) return fail(`cannot parse ${clip(v)} as a number`);
+  // gojq's number syntax: optional sign, no surrounding spaces
+  if (!/^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/.test(s)) return fail(`cannot parse ${clip(v)} as a number`);
   return Number(s);
 });
 for (const name of ['floor', 'ceil', 'round', 'abs'] as const) {
   valued(name, 0, (v) => (typeof v === 'number' ? (name === 'abs' ? Math.abs(v) : Math[name](v)) : fail(`${name} cannot be applied to ${typeName(v)}`)));
 }
-valued('first', 0, (v) => (v === null ? null : (arr(v, 'first')[0] ?? null)));
-valued('last', 0, (v) => (v === null ? null : (arr(v, 'last').at(-1) ?? null)));
-valued('reverse', 0, (v) => (v === null ? [] : typeof v === 'string' ? [...v].reverse().join('') : [...arr(v, 'reverse')].reverse()));
+valued('first', 0, (v) => indexValue(v, 0)); // .[0]
+valued('last', 0, (v) => indexValue(v, -1)); // .[-1]
+valued('reverse', 0, (v) => [...arr(v, 'reverse')].reverse()); // gojq reverses arrays only
 valued('add', 0, (v) => iterate(v, 'add').reduce<Json>((acc, x) => add(acc, x), null));
 valued('any', 0, (v) => iterate(v, 'any').some(truthy));
 valued('all', 0, (v) => iterate(v, 'all').every(truthy));
@@ -208,12 +210,17 @@ BUILTINS.set('sort_by/1', (env, input, [f], emit) => {
 });
 valued('contains', 1, (a, b) => contains(a, b, 0));
 valued('inside', 1, (a, b) => contains(b, a, 0));
-valued('to_entries', 0, (v) => (isObject(v) ? sortedKeys(v).map((key) => ({ key, value: v[key] })) : fail(`${typeName(v)} has no keys`)));
+valued('to_entries', 0, (v) => {
+  if (isObject(v)) return sortedKeys(v).map((key) => ({ key, value: v[key] }));
+  return arr(v, 'to_entries').map((value, key) => ({ key, value }));
+});
 valued('from_entries', 0, (v) => fromEntries(iterate(v, 'from_entries')));
 BUILTINS.set('with_entries/1', (env, input, [f], emit) => {
-  if (!isObject(input)) fail(`${typeName(input)} has no keys`);
   const entries: Json[] = [];
-  for (const key of sortedKeys(input)) evaluate(env, f, { key, value: input[key] }, (e) => entries.push(e));
+  const pairs = isObject(input)
+    ? sortedKeys(input).map((key) => ({ key, value: input[key] }))
+    : arr(input, 'with_entries').map((value, key) => ({ key, value }));
+  for (const pair of pairs) evaluate(env, f, pair, (e) => entries.push(e));
   emit(fromEntries(entries));
 });
 
@@ -229,13 +236,14 @@ function contains(a: Json, b: Json, depth: number): boolean {
   return compareValues(a, b) === 0;
 }
 
+/** gojq: key from .key // .Key // .name // .Name (a string, or the object cannot be built), value from .value or .Value. */
 function fromEntries(entries: Json[]): JsonObject {
   const out: JsonObject = {};
   for (const e of entries) {
-    if (!isObject(e)) fail(`cannot make an object entry from ${typeName(e)}`);
-    const rawKey = e.key ?? e.k ?? e.name ?? e.Name ?? e.K ?? e.Key ?? null;
-    const key = typeof rawKey === 'string' ? rawKey : goJson(rawKey);
-    const value = Object.hasOwn(e, 'value') ? e.value : Object.hasOwn(e, 'v') ? e.v : (e.Value ?? null);
+    if (!isObject(e)) fail(`cannot index ${typeName(e)} with "key"`);
+    const key = [e.key, e.Key, e.name, e.Name].find((k) => k !== undefined && truthy(k)) ?? null;
+    if (typeof key !== 'string') fail(`object keys must be strings, not ${typeName(key)}`);
+    const value = Object.hasOwn(e, 'value') ? e.value : (e.Value ?? null);
     Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
   }
   return out;
