@@ -211,6 +211,8 @@ describe('bounds', () => {
     expect(jq(doubling, 'x')).toEqual([]);
     expect(jq(`.${' | . + .'.repeat(40)}`, 'abcd')).toEqual([]);
     expect(jq(`.${' | (., .)'.repeat(40)} | empty`, 1)).toEqual([]); // 2^40 paths: the step budget ends it
+    expect(jq(`[.[], .[]]${' | [.[], .[]]'.repeat(40)} | length`, [1])).toEqual([]); // 2^41 items, one evaluation per stage
+    expect(jq(`.${' | "\\(.)\\(.)"'.repeat(40)} | length`, 'ab')).toEqual([]); // interpolation doubling
     let deep: unknown = 1;
     for (let i = 0; i < 100_000; i++) deep = [deep];
     expect(jq('[..] | length', deep)).toEqual([]);

@@ -62,8 +62,13 @@ export function guarded(env: Env, body: JqNode, input: Json, emit: Emit, onError
   }
 }
 
-export function evaluate(env: Env, node: JqNode, input: Json, emit: Emit): void {
+/** One step of the budget: every expression evaluated and every value an iteration produces. */
+export function tick(env: Env) {
   if (++env.steps > MAX_STEPS) throw new JqLimitError(`more than ${MAX_STEPS} evaluation steps`);
+}
+
+export function evaluate(env: Env, node: JqNode, input: Json, emit: Emit): void {
+  tick(env);
   if (++env.depth > MAX_DEPTH) throw new JqLimitError(`evaluation nests deeper than ${MAX_DEPTH} levels`);
   try {
     step(env, node, input, emit);
@@ -101,9 +106,13 @@ function step(env: Env, node: JqNode, input: Json, emit: Emit): void {
     }
     case 'iterate':
       evaluate(env, node.target, input, (t) => {
-        if (Array.isArray(t)) for (const v of t) emit(v);
-        else if (isObject(t)) for (const v of objectValues(t)) emit(v);
-        else throw new JqRuntimeError(`cannot iterate over ${typeName(t)}`);
+        // each value counts: `[.[], .[]] | [.[], .[]] | …` doubles an array per stage with a single evaluation
+        const values = Array.isArray(t) ? t : isObject(t) ? objectValues(t) : undefined;
+        if (!values) throw new JqRuntimeError(`cannot iterate over ${typeName(t)}`);
+        for (const v of values) {
+          tick(env);
+          emit(v);
+        }
       });
       return;
     case 'try':
@@ -174,7 +183,7 @@ function step(env: Env, node: JqNode, input: Json, emit: Emit): void {
 
 function recurse(env: Env, v: Json, emit: Emit, depth: number) {
   checkDepth(depth);
-  if (++env.steps > MAX_STEPS) throw new JqLimitError(`more than ${MAX_STEPS} evaluation steps`);
+  tick(env);
   emit(v);
   if (Array.isArray(v)) for (const x of v) recurse(env, x, emit, depth + 1);
   else if (isObject(v)) for (const x of objectValues(v)) recurse(env, x, emit, depth + 1);
@@ -184,7 +193,11 @@ function interpolate(env: Env, parts: Array<string | JqNode>, i: number, acc: st
   if (i === parts.length) return emit(acc);
   const part = parts[i];
   if (typeof part === 'string') return interpolate(env, parts, i + 1, acc + part, input, emit);
-  evaluate(env, part, input, (v) => interpolate(env, parts, i + 1, acc + (typeof v === 'string' ? v : goJson(v)), input, emit));
+  evaluate(env, part, input, (v) => {
+    const text = acc + (typeof v === 'string' ? v : goJson(v));
+    if (text.length > MAX_SIZE) throw new JqLimitError(`string longer than ${MAX_SIZE} characters`);
+    interpolate(env, parts, i + 1, text, input, emit);
+  });
 }
 
 function buildObject(env: Env, entries: Array<{ key: JqNode; value: JqNode }>, i: number, acc: JsonObject, input: Json, emit: Emit) {
