@@ -184,6 +184,30 @@ http:
     expect(byName.summary).toEqual(['NONE', 'status=200']);
   });
 
+  it('runs jq with operators, select, // and regex builtins in json extractors (as nuclei on gojq)', async () => {
+    const out = await run(`${header('extract-jq')}
+http:
+  - path: ["{{BaseURL}}/api/info"]
+    extractors:
+      - type: json
+        name: banner
+        json:
+          - '"Version: " + .app.version + " (build " + (.app.build | tostring) + ")"'
+          - '.users[] | select(.id == 2) | "user: " + .name'
+      - type: json
+        name: flags
+        json:
+          - '.app.missing // "none"'
+          - 'if .enabled == true and (.users | length) > 1 then "multi-user" else empty end'
+          - '.app.version | capture("^(?<major>\\\\d+)\\\\.") | .major'
+          - '"broken: " + .app.build'
+`);
+    const byName = Object.fromEntries(out.results.map((r) => [r.extractorName, r.extractedResults]));
+    expect(byName.banner).toEqual(['Version: 1.2.3 (build 42)', 'user: bob']);
+    // string + number is a runtime error: that expression yields nothing, the others keep their values
+    expect(byName.flags).toEqual(['none', 'multi-user', '1']);
+  });
+
   it('attaches extracted values to a matched finding', async () => {
     const out = await run(`${header('match-and-extract')}
 http:

@@ -308,7 +308,7 @@ http:
       - type: xpath
         xpath: ["//title[@"]
       - type: json
-        json: ['.[] | select(.id == 1)']
+        json: ['reduce .[] as $x (0; . + $x)']
 `);
     expect(r.errors).toEqual([]);
     const t = r.template!;
