@@ -14,7 +14,7 @@
  *  - cookies set by responses are sent with the template's later requests (unless `disable-cookie`)
  *
  * Safety choices (documented behaviour, not nuclei's):
- *  - a block containing a matcher we cannot evaluate (xpath, a regex RE2 refuses, unknown DSL helper, interactsh)
+ *  - a block containing a matcher we cannot evaluate (xpath, a regex RE2 refuses, unknown DSL helper)
  *    never matches: guessing could produce false positives; the parser already warned, the run warns again
  *  - network errors produce no event (no matcher runs on an empty response)
  *  - requests to another host than the target (absolute URLs in templates) are skipped unless allowed; other
@@ -45,6 +45,16 @@ import { raceCopies, sendTogether } from './race.js';
 import { runFlowTemplate } from './flow.js';
 import { resultEvents } from './result-event.js';
 import { isOnceRequest, payloadCombinations, payloadScope, type PayloadValues } from './payloads.js';
+import {
+  DEFAULT_OAST_COOLDOWN_MS,
+  RequestOast,
+  awaitInteractions,
+  blockReadsOast,
+  interactionData,
+  perRequestVariables,
+  renderRequestVariables,
+} from './oast.js';
+import { withoutOast, type OastInteraction } from '../oast.js';
 
 const DEFAULT_USER_AGENT = 'Mozilla/5.0 (compatible; Perimeter-Nuclei/1.0)';
 
@@ -88,6 +98,8 @@ export class TemplateRun {
   private readonly randstr = new Map<string, string>();
   private readonly vars: Record<string, string> = {};
   private readonly pendingVars = new Set<string>();
+  /** Variables using `{{interactsh-url}}`: rendered for each request with its own OAST URL (engine/oast.ts). */
+  private readonly oastVars: Set<string>;
   private requestCount = 0;
 
   constructor(
@@ -95,7 +107,8 @@ export class TemplateRun {
     private readonly ctx: RunContext,
     private readonly flow?: FlowHooks,
   ) {
-    for (const [name] of tpl.variables) this.pendingVars.add(name);
+    this.oastVars = perRequestVariables(tpl);
+    for (const [name] of tpl.variables) if (!this.oastVars.has(name)) this.pendingVars.add(name);
   }
 
   /** One block called by a flow (`http(2)`); results accumulate in `results`. */
@@ -118,8 +131,11 @@ export class TemplateRun {
     this.ctx.deps.onWarning?.(w);
   }
 
-  /** Scope with: dynamic values < target variables (added later) < template variables < constants < randstr. */
-  private baseLayers(): DslScope {
+  /**
+   * Scope with: dynamic values < target variables (added later) < template variables < constants < randstr; a
+   * request's OAST layer gives its `{{interactsh-url}}` and the variables using it.
+   */
+  private baseLayers(request?: { vars: DslRecord; oast: DslScope }): DslScope {
     const dynamic: DslRecord = Object.create(null) as DslRecord;
     for (const [k, v] of this.dynamic) {
       dynamic[k] = v[0];
@@ -141,7 +157,14 @@ export class TemplateRun {
         return v;
       },
     };
-    return scopeOf(this.previous, dynamic, this.vars, this.tpl.constants, randstr, this.flow?.context);
+    const vars = request ? { ...this.vars, ...request.vars } : this.vars;
+    return scopeOf(this.previous, dynamic, vars, this.tpl.constants, randstr, request?.oast, this.flow?.context);
+  }
+
+  /** This request's values of the variables using `{{interactsh-url}}` (one URL per request, as nuclei). */
+  private requestLayers(oast: RequestOast): { vars: DslRecord; oast: DslScope } {
+    const scopeWith = (vars: DslRecord) => layersWithTarget(this.baseLayers({ vars, oast: oast.layer }), this.ctx.target, false);
+    return { vars: renderRequestVariables(this.tpl, this.oastVars, scopeWith), oast: oast.layer };
   }
 
   /** Evaluate template variables once each, as soon as everything they use is known (values stay stable). */
@@ -201,6 +224,9 @@ export class TemplateRun {
     // Without payloads the entries run once; with them once per combination (nuclei's requestGenerator).
     const rounds: Iterable<PayloadValues | undefined> = block.payloads ? payloadCombinations(block.payloads) : [undefined];
     let round = 0;
+    // Interactions of requests that carried an OAST URL arrive while the block goes on; the block ends with them.
+    const oastWaits: Promise<boolean>[] = [];
+    const oastClient = blockReadsOast(block) ? this.ctx.deps.oast : undefined;
     combinations: for (const payload of rounds) {
       round++;
       for (let i = 0; i < last; i++) {
@@ -214,7 +240,8 @@ export class TemplateRun {
           break combinations;
         }
         this.resolveVariables();
-        const layers = payloadScope(this.baseLayers(), payload, (scope) => layersWithTarget(scope, this.ctx.target, false));
+        const oast = new RequestOast(this.ctx.deps.oast);
+        const layers = payloadScope(this.baseLayers(this.requestLayers(oast)), payload, (scope) => layersWithTarget(scope, this.ctx.target, false));
         const entryPath = `${block.path}.${isRaw ? 'raw' : 'path'}[${i}]`;
         const built = isRaw
           ? buildRawRequest(block, entries[i], this.ctx.target, layers, this.ctx.userAgent, this.cookies)
@@ -258,7 +285,13 @@ export class TemplateRun {
         const strip = !isRaw && /\{\{\s*BaseURL\s*\}\}\//.test(entries[i]);
         let stop = false;
         for (const resp of responses) {
-          const outcome = this.handleResponse(block, req, resp, { index: i, layers, strip, indexed, cannotMatch: unsupported.length > 0 });
+          const at = { index: i, layers, strip, indexed, cannotMatch: unsupported.length > 0 };
+          const outcome = this.handleResponse(block, req, resp, at);
+          if (oastClient && oast.urls.length) {
+            const wait = { cooldownMs: this.ctx.deps.oastCooldownMs ?? DEFAULT_OAST_COOLDOWN_MS, signal: this.ctx.deps.signal };
+            const evaluate = (interaction: OastInteraction) => this.handleInteraction(block, req, resp, at, interaction, oast.urls[0]);
+            oastWaits.push(awaitInteractions(oastClient, oast.urls, wait, evaluate, (message) => this.warn(message, entryPath)));
+          }
           if (outcome.matched) blockMatched = true;
           if (outcome.stop) {
             stop = true;
@@ -268,7 +301,27 @@ export class TemplateRun {
         if (stop) break combinations;
       }
     }
+    for (const matched of await Promise.all(oastWaits)) if (matched) blockMatched = true;
     return blockMatched;
+  }
+
+  /** The final response's event again, with one interaction's fields (engine/oast.ts); true when it matched. */
+  private handleInteraction(
+    block: HttpRequestBlock,
+    req: BuiltRequest,
+    resp: HttpSendResponse,
+    at: { layers: DslScope; strip: boolean; indexed: Record<string, DslValue>; cannotMatch: boolean },
+    interaction: OastInteraction,
+    url: string,
+  ): boolean {
+    const output = { ...responseData(resp, req.url, this.ctx.target, this.tpl.id), ...interactionData(interaction), 'interactsh-url': url };
+    const scope = new MutableScope(scopeOf(layersWithTarget(at.layers, this.ctx.target, at.strip), at.indexed, output));
+    const op = executeOperators(block, scope, at.cannotMatch);
+    this.flow?.onEvent(block, output, op);
+    if (!op) return false;
+    for (const [k, v] of op.dynamicValues) this.dynamic.set(k, v);
+    this.emit(block, op, resp, req);
+    return op.matched;
   }
 
   /** Cookies, then operators on the final response and each redirect response of its chain (nuclei's respChain). */
@@ -374,7 +427,9 @@ export async function runTemplatesDetailed(templates: NucleiTemplate[], target: 
       if (i >= templates.length) return;
       if (deps.signal?.aborted) return;
       try {
-        perTemplate[i] = templates[i].flow ? await runFlowTemplate(templates[i], ctx) : await new TemplateRun(templates[i], ctx).run();
+        // a template using OAST is skipped with the reason when there is no client to give it URLs
+        const template = deps.oast ? templates[i] : withoutOast(templates[i]);
+        perTemplate[i] = template.flow ? await runFlowTemplate(template, ctx) : await new TemplateRun(template, ctx).run();
       } catch (err) {
         const w = { templateId: templates[i].id, message: `template failed: ${(err as Error).message}` };
         ctx.warnings.push(w);

@@ -155,12 +155,8 @@ export function parseBlock(
     ctx.warn('request has no matchers or extractors; it can never produce a finding', segs);
   }
 
-  // interactsh / OAST anywhere in what we would send
+  // `{{interactsh-url}}` is an OAST URL given at run time (engine/oast.ts), or the template is skipped without OAST
   const requestTexts = [...paths, ...rawReqs, ...Object.values(headers), body ?? ''];
-  if (requestTexts.some((s) => /\{\{\s*interactsh-url\s*\}\}|interactsh/i.test(s))) {
-    skipReasons.push('interactsh (OAST) is not supported');
-    ctx.warn('interactsh (OAST) placeholders are not supported; this request block is skipped', segs);
-  }
   // '§' payload markers
   if (requestTexts.some((s) => /§[^§\s]+§/.test(s))) {
     skipReasons.push('payload markers (§name§) are not supported');

@@ -149,7 +149,6 @@ export function parseTemplate(text: string, options: ParseOptions = {}): ParseRe
         const unknown = markerUnknownFunctions(value);
         if (unknown.length)
           ctx.warn(`unknown helper function${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')}; requests using this variable are skipped`, ['variables', k]);
-        if (/interactsh/i.test(value)) ctx.warn('interactsh (OAST) is not supported; requests using this variable are skipped', ['variables', k]);
         variables.push([k, value]);
         knownVars.add(k);
       }
