@@ -20,6 +20,7 @@ import { publishScanUpdate } from './events.js';
 import { coverageChanges } from './change-coverage.js';
 import { publishChanges, recordChanges, trackChanges } from '../changes/record.js';
 import { observeScanStep } from '../../ops/scan-step-metrics.js';
+import { createOastClient } from '../../oast/client.js';
 
 type Tx = Prisma.TransactionClient;
 
@@ -114,6 +115,17 @@ export function createScanRunner(deps: AppDeps) {
     const usesDiscovery = step.name === 'discovery' || step.name === 'pivot';
     // The checks step asks DNS too: the dns templates' questions go through the same client and limits.
     const dns = usesDiscovery || step.name === 'checks' ? createDnsClient(dnsClientOptions) : undefined;
+    // Templates using {{interactsh-url}} get URLs of this step's own correlation id (src/oast; the listeners run in
+    // the API process and hear of the id over pub/sub).
+    const oast =
+      step.name === 'checks' && env.OAST_DOMAIN
+        ? createOastClient({
+            pubsub: deps.pubsub,
+            domain: env.OAST_DOMAIN,
+            cooldownMs: env.OAST_COOLDOWN_MS,
+            refreshMs: (env.OAST_EVICTION_SECONDS * 1000) / 3,
+          })
+        : undefined;
     const autoEnable = scan.workspace.isAutoEnableAssetAfterDiscovered;
     try {
       const runner = STEP_RUNNERS[step.name as StepName];
@@ -123,7 +135,7 @@ export function createScanRunner(deps: AppDeps) {
       let variables: Record<string, string> = {};
       const templates = async () => {
         if (disabled.has('nuclei-templates')) return [];
-        const loaded = await templatesForScan(deps, { ...scan, options });
+        const loaded = await templatesForScan(deps, { ...scan, options }, { oast: oast !== undefined });
         variables = loaded.variables;
         return loaded.templates;
       };
@@ -136,6 +148,7 @@ export function createScanRunner(deps: AppDeps) {
         templates,
         builtinChecks: !disabled.has('checks'),
         templateBudgetMs: env.TEMPLATE_BUDGET_MS,
+        oast,
         dnsServers: env.SCAN_DNS_SERVERS,
         dns,
         discovery: usesDiscovery ? await discoveryInputs(scan.workspaceId, scan.target, step.name === 'discovery') : undefined,
@@ -153,6 +166,7 @@ export function createScanRunner(deps: AppDeps) {
       throw error; // the queue retries it
     } finally {
       dns?.close();
+      await oast?.close();
     }
     await completeStep(job, step.name as StepName, output, attempt);
     observeScanStep(step.name, 'completed', began);
