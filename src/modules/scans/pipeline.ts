@@ -21,6 +21,7 @@ import { coverageChanges } from './change-coverage.js';
 import { publishChanges, recordChanges, trackChanges } from '../changes/record.js';
 import { observeScanStep } from '../../ops/scan-step-metrics.js';
 import { createOastClient } from '../../oast/client.js';
+import { OAST_NOT_CONFIGURED } from '../../scanner/nuclei/oast.js';
 
 type Tx = Prisma.TransactionClient;
 
@@ -263,9 +264,12 @@ function softErrorSummary(name: StepName, output: NonNullable<StepOutputs[StepNa
   return text.length > 2_000 ? `${text.slice(0, 1_997)}...` : text;
 }
 
-/** Templates a checks step skipped for want of template variables: the member can act on it (set them), so it shows on the step. */
+/**
+ * Templates a checks step skipped for want of template variables (the member can set them) or of OAST (the
+ * instance's operator can set OAST_DOMAIN): someone can act on it, so it shows on the step.
+ */
 function missingVariablesSummary(output: NonNullable<StepOutputs['checks']>): string | null {
-  const missing = (output.skippedTemplates ?? []).filter((skipped) => skipped.reason.startsWith('missing variable'));
+  const missing = (output.skippedTemplates ?? []).filter((skipped) => skipped.reason.startsWith('missing variable') || skipped.reason === OAST_NOT_CONFIGURED);
   if (!missing.length) return null;
   const text = `templates skipped: ${missing.map((skipped) => `${skipped.templateId} (${skipped.reason})`).join('; ')}`;
   return text.length > 2_000 ? `${text.slice(0, 1_997)}...` : text;
