@@ -3,12 +3,14 @@ import {
   createNodeHttpSender,
   createNodeNetworkConnector,
   parseTemplate,
+  runDnsTemplatesDetailed,
   runNetworkTemplates,
   runTemplateTask,
   runTemplatesDetailed,
   type NucleiTemplate,
 } from '../../src/scanner/nuclei/index.js';
 import { OAST_NOT_CONFIGURED } from '../../src/scanner/nuclei/oast.js';
+import { createDnsResolver } from '../../src/scanner/nuclei/dns-resolver.js';
 import { createOastClient, type OastClientHandle } from '../../src/oast/client.js';
 import { OAST_DOMAIN, startOast, startTcpVictim, startVictim, type OastFixture, type VictimServer } from '../oast/fixtures.js';
 
@@ -215,5 +217,30 @@ tcp:
     expect((await runNetworkTemplates([network('oast-tcp-quiet', 'quiet')], target, deps)).results).toEqual([]);
     const off = await runNetworkTemplates([network('oast-tcp-off', 'loud')], target, { connect });
     expect(off.warnings.map((w) => w.message)).toEqual([`template skipped: ${OAST_NOT_CONFIGURED}`]);
+  });
+
+  it('runs dns blocks: a question for the OAST name reaches the DNS listener (as through a recursive resolver)', async () => {
+    const resolver = createDnsResolver({ servers: [`127.0.0.1:${oast.service.dnsPort}`], timeoutMs: 1_000 });
+    try {
+      const t = template(`${head('oast-dns-block')}dns:
+  - name: "{{interactsh-url}}"
+    type: A
+    matchers-condition: and
+    matchers:
+      - type: word
+        part: interactsh_protocol
+        words: ["dns"]
+      - type: word
+        part: interactsh_request
+        words: ["IN\t A"]
+`);
+      const found = await runDnsTemplatesDetailed([t], { host: 'example.test' }, { resolver, oast: client, oastCooldownMs: COOLDOWN_MS });
+      expect(found.warnings).toEqual([]);
+      expect(found.results.map((r) => r.templateId)).toEqual(['oast-dns-block']);
+      const off = await runDnsTemplatesDetailed([t], { host: 'example.test' }, { resolver });
+      expect(off.warnings.map((w) => w.message)).toEqual([`template skipped: ${OAST_NOT_CONFIGURED}`]);
+    } finally {
+      resolver.close();
+    }
   });
 });

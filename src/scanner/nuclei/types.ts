@@ -500,6 +500,10 @@ export interface HostRunDeps {
   stats?: RunStats;
   onWarning?: (warning: RunWarning) => void;
   signal?: AbortSignal;
+  /** `{{interactsh-url}}` values and their interactions (src/oast). Without it templates using OAST are skipped. */
+  oast?: OastClient;
+  /** How long a question that carried an OAST URL waits for interactions. Default 5 000 ms. */
+  oastCooldownMs?: number;
 }
 
 export interface DnsRunDeps extends HostRunDeps {

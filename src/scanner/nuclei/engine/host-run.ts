@@ -13,6 +13,16 @@ import { runFlowTemplate } from './flow.js';
 import type { BlockPayloads } from '../parse/payloads.js';
 import { payloadCombinations, payloadScope, type PayloadValues } from './payloads.js';
 import { resultEvents } from './result-event.js';
+import {
+  DEFAULT_OAST_COOLDOWN_MS,
+  RequestOast,
+  awaitInteractions,
+  blockReadsOast,
+  interactionData,
+  perRequestVariables,
+  renderRequestVariables,
+} from './oast.js';
+import { withoutOast, type OastInteraction } from '../oast.js';
 
 const RANDSTR_CHARS = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
 
@@ -57,6 +67,8 @@ export class HostTemplateRun<B extends HostBlock> {
   private readonly previous: DslRecord = Object.create(null) as DslRecord;
   private readonly randstr = new Map<string, string>();
   private readonly vars: DslRecord = Object.create(null) as DslRecord;
+  /** Variables using `{{interactsh-url}}`: rendered per question / handshake, with its own OAST URL. */
+  private readonly oastVars: Set<string>;
   private requests = 0;
 
   constructor(
@@ -66,7 +78,14 @@ export class HostTemplateRun<B extends HostBlock> {
     readonly stats: RunStats,
     private readonly warnings: RunWarning[],
     private readonly flow?: HostFlowHooks<B>,
-  ) {}
+  ) {
+    this.oastVars = perRequestVariables(tpl);
+  }
+
+  /** Template variables still to evaluate once (those using an OAST URL are evaluated per request). */
+  private onceVariables(): Set<string> {
+    return new Set(this.tpl.variables.map(([name]) => name).filter((name) => !this.oastVars.has(name)));
+  }
 
   private pendingVars?: Set<string>;
 
@@ -76,7 +95,7 @@ export class HostTemplateRun<B extends HostBlock> {
 
   /** One block called by a flow (`dns(1)`); results accumulate in `findings`. */
   async runFlowBlock(block: B, protocol: HostProtocol<B>): Promise<void> {
-    this.pendingVars ??= new Set(this.tpl.variables.map(([name]) => name));
+    this.pendingVars ??= this.onceVariables();
     if (block.skip) {
       this.warn(`request block skipped: ${block.skip}`, block.path);
       return;
@@ -142,7 +161,7 @@ export class HostTemplateRun<B extends HostBlock> {
       return [];
     }
     this.stats.templatesRun++;
-    const pending = new Set(this.tpl.variables.map(([name]) => name));
+    const pending = this.onceVariables();
     let templateMatched = false;
     for (const block of blocks) {
       if (this.deps.signal?.aborted) break;
@@ -180,9 +199,21 @@ export class HostTemplateRun<B extends HostBlock> {
         return 'cap';
       }
       this.requests++;
-      const layers = payloadScope(this.scope(), payload, (scope) => scope);
+      const oast = new RequestOast(this.deps.oast);
+      const oastVars = renderRequestVariables(this.tpl, this.oastVars, (found) => scopeOf(this.scope(), found, oast.layer));
+      const layers = payloadScope(scopeOf(this.scope(), oastVars, oast.layer), payload, (scope) => scope);
       const event = await execute(block, layers, this);
       if (!event) continue;
+      if (this.deps.oast && oast.urls.length && blockReadsOast(block)) {
+        // the event again with each interaction of this request's URL (engine/oast.ts)
+        const wait = { cooldownMs: this.deps.oastCooldownMs ?? DEFAULT_OAST_COOLDOWN_MS, signal: this.deps.signal };
+        const evaluate = (interaction: OastInteraction) => {
+          const withInteraction = executeOperators(block, new MutableScope(scopeOf(layers, event.data, interactionData(interaction))), false, readPart);
+          if (withInteraction) this.emit(block, withInteraction, event);
+          return withInteraction?.matched ?? false;
+        };
+        if (await awaitInteractions(this.deps.oast, oast.urls, wait, evaluate, (message) => this.warn(message, block.path))) matched = true;
+      }
       const scope = new MutableScope(scopeOf(layers, event.data));
       const op = executeOperators(block, scope, unsupported.length > 0, readPart);
       this.flow?.onEvent(block, event.data, op);
@@ -237,9 +268,10 @@ export async function runHostTemplates<B extends HostBlock>(
     for (;;) {
       const i = next++;
       if (i >= runnable.length || deps.signal?.aborted) return;
-      const run = new HostTemplateRun<B>(runnable[i], inputVars, deps, stats, warnings);
+      // a template using OAST is skipped with the reason when there is no client to give it URLs
+      const tpl = deps.oast ? runnable[i] : withoutOast(runnable[i]);
+      const run = new HostTemplateRun<B>(tpl, inputVars, deps, stats, warnings);
       try {
-        const tpl = runnable[i];
         if (tpl.flow && !tpl.skip) {
           // a flow decides which blocks run (engine/flow.ts); this runner offers it this protocol only
           const name = blocksOf(tpl) === (tpl.dns as unknown) ? 'dns' : 'ssl';
