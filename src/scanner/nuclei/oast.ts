@@ -84,8 +84,9 @@ export function matcherUsesOast(m: Pick<Matcher, 'part' | 'dsl'>): boolean {
   return /^interactsh_/.test(m.part) || m.dsl.some((d) => FIELD.test(d.source));
 }
 
-export function extractorUsesOast(e: Pick<Extractor, 'part' | 'dsl'>): boolean {
-  return /^interactsh_/.test(e.part) || e.dsl.some((d) => FIELD.test(d.source));
+/** An extractor reading interactsh_* (its part, a kval name such as `interactsh_ip`, or its DSL). */
+export function extractorUsesOast(e: Pick<Extractor, 'part' | 'dsl' | 'kval'>): boolean {
+  return /^interactsh_/.test(e.part) || e.kval.some((name) => FIELD.test(name)) || e.dsl.some((d) => FIELD.test(d.source));
 }
 
 /** Whether a text (a path, raw request, header, variable value...) asks for an OAST URL. */

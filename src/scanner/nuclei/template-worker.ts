@@ -4,7 +4,7 @@
  * matching (regexes, DSL, jq) happens here, off the API's event loop. See template-pool.ts for the protocol.
  */
 import { parentPort } from 'node:worker_threads';
-import { runTemplatesDetailed } from './engine/run.js';
+import { runTemplatesDetailed } from './engine/run-templates.js';
 import { compileGoRegex } from './goregex.js';
 import type { HttpSendRequest, HttpSendResponse, NucleiTemplate } from './types.js';
 import { HEARTBEAT_MS, type FromWorker, type ToWorker, type WorkerOast } from './template-protocol.js';

@@ -8,21 +8,14 @@ import { randomInt } from 'node:crypto';
 import { type DslRecord, type DslScope, type DslValue, renderMarkers, scopeOf } from '../dsl/index.js';
 import type { HostRunDeps, Matcher, NucleiTemplate, OperatorBlock, RunOutput, RunStats, RunWarning, TemplateResult } from '../types.js';
 import { MutableScope, type OperatorResult, type PartResolver, executeOperators } from './operators.js';
-import { createRunContext, createRunStats, REQUEST_CAP_WARNING } from './run.js';
+import { REQUEST_CAP_WARNING } from './run.js';
+import { createRunContext, createRunStats } from './run-templates.js';
 import { runFlowTemplate } from './flow.js';
 import type { BlockPayloads } from '../parse/payloads.js';
 import { payloadCombinations, payloadScope, type PayloadValues } from './payloads.js';
 import { resultEvents } from './result-event.js';
-import {
-  DEFAULT_OAST_COOLDOWN_MS,
-  RequestOast,
-  awaitInteractions,
-  blockReadsOast,
-  interactionData,
-  perRequestVariables,
-  renderRequestVariables,
-} from './oast.js';
-import { withoutOast, type OastInteraction } from '../oast.js';
+import { RequestOast, evaluateInteractions, perRequestVariables, renderRequestVariables } from './oast.js';
+import { withoutOast } from '../oast.js';
 
 const RANDSTR_CHARS = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
 
@@ -204,16 +197,6 @@ export class HostTemplateRun<B extends HostBlock> {
       const layers = payloadScope(scopeOf(this.scope(), oastVars, oast.layer), payload, (scope) => scope);
       const event = await execute(block, layers, this);
       if (!event) continue;
-      if (this.deps.oast && oast.urls.length && blockReadsOast(block)) {
-        // the event again with each interaction of this request's URL (engine/oast.ts)
-        const wait = { cooldownMs: this.deps.oastCooldownMs ?? DEFAULT_OAST_COOLDOWN_MS, signal: this.deps.signal };
-        const evaluate = (interaction: OastInteraction) => {
-          const withInteraction = executeOperators(block, new MutableScope(scopeOf(layers, event.data, interactionData(interaction))), false, readPart);
-          if (withInteraction) this.emit(block, withInteraction, event);
-          return withInteraction?.matched ?? false;
-        };
-        if (await awaitInteractions(this.deps.oast, oast.urls, wait, evaluate, (message) => this.warn(message, block.path))) matched = true;
-      }
       const scope = new MutableScope(scopeOf(layers, event.data));
       const op = executeOperators(block, scope, unsupported.length > 0, readPart);
       this.flow?.onEvent(block, event.data, op);
@@ -221,10 +204,18 @@ export class HostTemplateRun<B extends HostBlock> {
         for (const [k, v] of Object.entries(event.data)) this.previous[`${block.id}_${k}`] = v;
         for (const [k, v] of scope.local) this.previous[`${block.id}_${k}`] = v;
       }
+      // the event again with each interaction of this request's URL (engine/oast.ts)
+      const evaluate = (fields: Record<string, DslValue>) => {
+        const again = executeOperators(block, new MutableScope(scopeOf(layers, event.data, fields)), unsupported.length > 0, readPart);
+        if (again) this.emit(block, again, event);
+        return again?.matched ?? false;
+      };
+      const oastMatched = await evaluateInteractions(oast, block, this.deps, evaluate, (message) => this.warn(message, block.path));
+      if (oastMatched) matched = true;
       if (!op) continue;
       for (const [k, v] of op.dynamicValues) this.dynamic.set(k, v);
       this.emit(block, op, event);
-      if (op.matched) {
+      if (op.matched || oastMatched) {
         matched = true;
         if (block.stopAtFirstMatch) break;
       }

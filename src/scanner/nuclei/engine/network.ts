@@ -17,25 +17,14 @@ import { decodeBytes, encodeString } from '../bytes.js';
 import { renderMarkers, scopeOf, type DslRecord, type DslScope, type DslValue } from '../dsl/index.js';
 import type { NetworkRequestBlock, NetworkRunDeps, NetworkRunOutput, NetworkRunStats, NetworkTarget } from '../network-types.js';
 import type { NucleiTemplate, RunWarning, TemplateResult } from '../types.js';
-import { addressVariables, inputAddress, networkInput, networkPart, networkResults } from './network-event.js';
+import { addressVariables, createNetworkRunStats, hexBytes, inputAddress, networkInput, networkPart, networkResults } from './network-event.js';
+export { createNetworkRunStats, networkTemplatePorts } from './network-event.js';
 import { SocketReader, splitHostPort, writeWithTimeout } from './network-io.js';
 import { executeOperators, MutableScope, type OperatorResult } from './operators.js';
-import {
-  DEFAULT_OAST_COOLDOWN_MS,
-  RequestOast,
-  awaitInteractions,
-  blockReadsOast,
-  interactionData,
-  perRequestVariables,
-  renderRequestVariables,
-} from './oast.js';
+import { RequestOast, evaluateInteractions, perRequestVariables, renderRequestVariables } from './oast.js';
 import { withoutOast } from '../oast.js';
 
 const RANDSTR_CHARS = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
-
-export function createNetworkRunStats(): NetworkRunStats {
-  return { connections: 0, connectionsFailed: 0, templatesRun: 0, templatesSkipped: 0 };
-}
 
 interface Ctx {
   target: NetworkTarget;
@@ -46,11 +35,6 @@ interface Ctx {
   readTimeoutMs: number;
   maxReadBytes: number;
   maxConnections: number;
-}
-
-function hexBytes(text: string): Buffer | undefined {
-  const clean = text.trim();
-  return clean.length % 2 === 0 && /^[0-9a-fA-F]*$/.test(clean) ? Buffer.from(clean, 'hex') : undefined;
 }
 
 class NetworkTemplateRun {
@@ -351,25 +335,13 @@ class NetworkTemplateRun {
     }
     const evidence = { matched: a.actual, request, response: raw };
     if (op) this.addResults(block, op, evidence);
-    if (!deps.oast || !oast.urls.length || !blockReadsOast(block)) return op?.matched ?? false;
     // the event again with each interaction of this connection's URL (engine/oast.ts)
-    const wait = { cooldownMs: deps.oastCooldownMs ?? DEFAULT_OAST_COOLDOWN_MS, signal: deps.signal };
-    const oastMatched = await awaitInteractions(
-      deps.oast,
-      oast.urls,
-      wait,
-      (interaction) => {
-        const withInteraction = executeOperators(
-          block,
-          new MutableScope(scopeOf(event, this.previous, interim, named, interactionData(interaction))),
-          a.unsupported,
-          networkPart,
-        );
-        if (withInteraction) this.addResults(block, withInteraction, evidence);
-        return withInteraction?.matched ?? false;
-      },
-      (message) => this.warn(message, block.path),
-    );
+    const evaluate = (fields: Record<string, DslValue>) => {
+      const again = executeOperators(block, new MutableScope(scopeOf(event, this.previous, interim, named, fields)), a.unsupported, networkPart);
+      if (again) this.addResults(block, again, evidence);
+      return again?.matched ?? false;
+    };
+    const oastMatched = await evaluateInteractions(oast, block, deps, evaluate, (message) => this.warn(message, block.path));
     return oastMatched || (op?.matched ?? false);
   }
 
@@ -426,9 +398,4 @@ export async function runNetworkTemplates(templates: NucleiTemplate[], target: N
   const workers = Math.max(1, Math.min(deps.concurrency ?? 4, runnable.length || 1));
   await Promise.all(Array.from({ length: workers }, worker));
   return { results: perTemplate.flat(), warnings: ctx.warnings, stats };
-}
-
-/** Ports a template's network blocks name (`port:`), for callers choosing which open ports to run it on. */
-export function networkTemplatePorts(template: NucleiTemplate): number[] {
-  return [...new Set((template.network ?? []).flatMap((b) => b.ports))];
 }

@@ -8,7 +8,7 @@
  *    interaction that matches gives the result (nuclei's AlreadyMatched), later ones are not evaluated
  *  - waits run alongside the block's later requests: the block ends when its last wait does
  */
-import { renderMarkers, type DslRecord, type DslScope } from '../dsl/index.js';
+import { renderMarkers, type DslRecord, type DslScope, type DslValue } from '../dsl/index.js';
 import { OAST_URL_VARIABLE, extractorUsesOast, matcherUsesOast, textUsesOast, type OastClient, type OastInteraction } from '../oast.js';
 import type { HttpRequestBlock, NucleiTemplate } from '../types.js';
 import type { NetworkRequestBlock } from '../network-types.js';
@@ -81,35 +81,45 @@ export function blockReadsOast(block: Pick<HttpRequestBlock | NetworkRequestBloc
   return block.matchers.some(matcherUsesOast) || block.extractors.some(extractorUsesOast);
 }
 
-/** nuclei's event fields for one interaction (interactsh_ip is the peer's address). */
-export function interactionData(interaction: OastInteraction): DslRecord {
+/** nuclei's event fields for one interaction (interactsh_ip is the peer's address), and the request's URL. */
+export function interactionData(interaction: OastInteraction, url: string): Record<string, DslValue> {
   return {
     interactsh_protocol: interaction.protocol,
     interactsh_request: interaction.rawRequest,
     interactsh_response: interaction.rawResponse,
     interactsh_ip: interaction.remoteAddress,
+    [OAST_URL_VARIABLE]: url,
   };
 }
 
+/** What a runner passes on from its deps. */
+export interface OastRunDeps {
+  oast?: OastClient;
+  oastCooldownMs?: number;
+  signal?: AbortSignal;
+}
+
 /**
- * Waits for the interactions of a request's URLs, then hands them to `evaluate` in arrival order until one
- * matches. A failed wait gives no interaction (and so no result), never a template failure.
+ * After a request's own evaluation: when it carried an OAST URL and the block reads interactions, waits the
+ * cooldown, then hands each interaction's fields to `evaluate` in arrival order until one matches (true). A
+ * failed wait gives no interaction (and so no result), never a template failure.
  */
-export async function awaitInteractions(
-  client: OastClient,
-  urls: readonly string[],
-  options: { cooldownMs: number; signal?: AbortSignal },
-  evaluate: (interaction: OastInteraction) => boolean,
+export async function evaluateInteractions(
+  request: RequestOast,
+  block: Pick<HttpRequestBlock | NetworkRequestBlock, 'matchers' | 'extractors'>,
+  deps: OastRunDeps,
+  evaluate: (fields: Record<string, DslValue>) => boolean,
   warn: (message: string) => void,
 ): Promise<boolean> {
+  const [url] = request.urls;
+  if (!deps.oast || !url || !blockReadsOast(block)) return false;
   let interactions: OastInteraction[];
   try {
-    interactions = await client.interactions(urls, options);
+    interactions = await deps.oast.interactions(request.urls, { cooldownMs: deps.oastCooldownMs ?? DEFAULT_OAST_COOLDOWN_MS, signal: deps.signal });
   } catch (err) {
     warn(`waiting for OAST interactions failed: ${(err as Error).message}`);
     return false;
   }
-  if (options.signal?.aborted) return false;
-  for (const interaction of interactions) if (evaluate(interaction)) return true;
-  return false;
+  if (deps.signal?.aborted) return false;
+  return interactions.some((interaction) => evaluate(interactionData(interaction, url)));
 }

@@ -22,48 +22,21 @@
  */
 import { randomInt } from 'node:crypto';
 import { renderMarkers, scopeOf, type DslRecord, type DslScope, type DslValue } from '../dsl/index.js';
-import type {
-  HttpRequestBlock,
-  HttpSendRequest,
-  HttpSendResponse,
-  NucleiTemplate,
-  RunDeps,
-  RunOutput,
-  RunStats,
-  RunWarning,
-  ScanTarget,
-  TemplateResult,
-} from '../types.js';
+import type { HttpRequestBlock, HttpSendRequest, HttpSendResponse, NucleiTemplate, RunDeps, RunStats, RunWarning, TemplateResult } from '../types.js';
 import { sameHost, splitUrl } from '../url-util.js';
-import { type TargetInfo, layersWithTarget, parseTarget } from './target.js';
+import { type TargetInfo, layersWithTarget } from './target.js';
 import { parseSetCookies, responseData } from './response.js';
 import { MutableScope, type OperatorResult, executeOperators } from './operators.js';
 import { type BuiltRequest, buildPathRequest, buildRawRequest } from './requests.js';
 import { type CacheEntry, clusterKey } from './clustering.js';
 import { arrivalOrder, chainResponses } from './redirect-chain.js';
 import { raceCopies, sendTogether } from './race.js';
-import { runFlowTemplate } from './flow.js';
 import { resultEvents } from './result-event.js';
 import { isOnceRequest, payloadCombinations, payloadScope, type PayloadValues } from './payloads.js';
-import {
-  DEFAULT_OAST_COOLDOWN_MS,
-  RequestOast,
-  awaitInteractions,
-  blockReadsOast,
-  interactionData,
-  perRequestVariables,
-  renderRequestVariables,
-} from './oast.js';
-import { withoutOast, type OastInteraction } from '../oast.js';
-
-const DEFAULT_USER_AGENT = 'Mozilla/5.0 (compatible; Perimeter-Nuclei/1.0)';
+import { RequestOast, evaluateInteractions, perRequestVariables, renderRequestVariables } from './oast.js';
 
 /** How the warning that a template reached its request cap begins (callers recognise it by this prefix). */
 export const REQUEST_CAP_WARNING = 'request limit of';
-
-export function createRunStats(): RunStats {
-  return { requestsSent: 0, requestsSaved: 0, requestsFailed: 0, templatesRun: 0, templatesSkipped: 0 };
-}
 
 const RANDSTR_CHARS = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
 
@@ -226,7 +199,6 @@ export class TemplateRun {
     let round = 0;
     // Interactions of requests that carried an OAST URL arrive while the block goes on; the block ends with them.
     const oastWaits: Promise<boolean>[] = [];
-    const oastClient = blockReadsOast(block) ? this.ctx.deps.oast : undefined;
     combinations: for (const payload of rounds) {
       round++;
       for (let i = 0; i < last; i++) {
@@ -287,11 +259,8 @@ export class TemplateRun {
         for (const resp of responses) {
           const at = { index: i, layers, strip, indexed, cannotMatch: unsupported.length > 0 };
           const outcome = this.handleResponse(block, req, resp, at);
-          if (oastClient && oast.urls.length) {
-            const wait = { cooldownMs: this.ctx.deps.oastCooldownMs ?? DEFAULT_OAST_COOLDOWN_MS, signal: this.ctx.deps.signal };
-            const evaluate = (interaction: OastInteraction) => this.handleInteraction(block, req, resp, at, interaction, oast.urls[0]);
-            oastWaits.push(awaitInteractions(oastClient, oast.urls, wait, evaluate, (message) => this.warn(message, entryPath)));
-          }
+          const evaluate = (fields: Record<string, DslValue>) => this.handleInteraction(block, req, resp, at, fields);
+          oastWaits.push(evaluateInteractions(oast, block, this.ctx.deps, evaluate, (message) => this.warn(message, entryPath)));
           if (outcome.matched) blockMatched = true;
           if (outcome.stop) {
             stop = true;
@@ -311,10 +280,9 @@ export class TemplateRun {
     req: BuiltRequest,
     resp: HttpSendResponse,
     at: { layers: DslScope; strip: boolean; indexed: Record<string, DslValue>; cannotMatch: boolean },
-    interaction: OastInteraction,
-    url: string,
+    fields: Record<string, DslValue>,
   ): boolean {
-    const output = { ...responseData(resp, req.url, this.ctx.target, this.tpl.id), ...interactionData(interaction), 'interactsh-url': url };
+    const output = { ...responseData(resp, req.url, this.ctx.target, this.tpl.id), ...fields };
     const scope = new MutableScope(scopeOf(layersWithTarget(at.layers, this.ctx.target, at.strip), at.indexed, output));
     const op = executeOperators(block, scope, at.cannotMatch);
     this.flow?.onEvent(block, output, op);
@@ -397,52 +365,4 @@ export class TemplateRun {
       this.results.push(r);
     }
   }
-}
-
-/**
- * Run templates against a target and return findings plus run-time warnings and counters.
- * Templates run with bounded concurrency; results keep the order of `templates`.
- */
-export function createRunContext(target: ScanTarget, deps: RunDeps): RunContext {
-  return {
-    target: parseTarget(target.baseUrl),
-    deps,
-    stats: deps.stats ?? createRunStats(),
-    warnings: [],
-    cache: deps.cluster ? new Map() : undefined,
-    userAgent: deps.userAgent ?? DEFAULT_USER_AGENT,
-    timeoutMs: deps.timeoutMs ?? 10_000,
-    maxRequests: Math.max(1, deps.maxRequestsPerTemplate ?? 100),
-  };
-}
-
-export async function runTemplatesDetailed(templates: NucleiTemplate[], target: ScanTarget, deps: RunDeps): Promise<RunOutput> {
-  const ctx = createRunContext(target, deps);
-  const stats = ctx.stats;
-  const perTemplate: TemplateResult[][] = templates.map(() => []);
-  let next = 0;
-  const worker = async () => {
-    for (;;) {
-      const i = next++;
-      if (i >= templates.length) return;
-      if (deps.signal?.aborted) return;
-      try {
-        // a template using OAST is skipped with the reason when there is no client to give it URLs
-        const template = deps.oast ? templates[i] : withoutOast(templates[i]);
-        perTemplate[i] = template.flow ? await runFlowTemplate(template, ctx) : await new TemplateRun(template, ctx).run();
-      } catch (err) {
-        const w = { templateId: templates[i].id, message: `template failed: ${(err as Error).message}` };
-        ctx.warnings.push(w);
-        deps.onWarning?.(w);
-      }
-    }
-  };
-  const workers = Math.max(1, Math.min(deps.concurrency ?? 4, templates.length || 1));
-  await Promise.all(Array.from({ length: workers }, worker));
-  return { results: perTemplate.flat(), warnings: ctx.warnings, stats };
-}
-
-/** Run templates against a target; see runTemplatesDetailed for warnings and counters (or pass `deps.stats`). */
-export async function runTemplates(templates: NucleiTemplate[], target: ScanTarget, deps: RunDeps): Promise<TemplateResult[]> {
-  return (await runTemplatesDetailed(templates, target, deps)).results;
 }
