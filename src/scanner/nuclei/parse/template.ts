@@ -6,7 +6,7 @@
  *   is returned then.
  * - Features the engine does not implement are `warnings` with their path, and are skipped at run time:
  *   a request block using payloads/attack modes, race, pipeline, unsafe raw requests, fuzzing, signatures,
- *   digest auth, self-contained requests or interactsh (OAST) is not sent; an xpath matcher, an untranslatable
+ *   digest auth or self-contained requests is not sent (`{{interactsh-url}}` is given at run time, engine/oast.ts); an xpath matcher, an untranslatable
  *   regex or a DSL expression calling an unknown helper makes its matcher "unsupported", and a request block with
  *   an unsupported matcher never matches (see engine/: we prefer a missed finding to a false one); xpath / jq
  *   extractors we cannot run are skipped.
