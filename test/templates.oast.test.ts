@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from './support/app.js';
+import { redisUrl, startTestApp, type TestApp } from './support/app.js';
 import { clientFor, type TestUser } from './support/client.js';
 import { addTarget, startScan, uploadTemplate, waitForScan, type Client } from './support/scans.js';
 import { OAST_DOMAIN, startOast, startVictim, type OastFixture, type VictimServer } from './oast/fixtures.js';
@@ -88,5 +88,14 @@ describe('scans with OAST templates', { timeout: 240_000 }, () => {
     expect(step.error).toContain('oast-ssrf (interactsh (OAST) needs OAST_DOMAIN)');
     expect(victim.seen.length).toBe(before);
     expect((findings.data as { checkId: string }[]).map((f) => f.checkId)).not.toContain('oast-ssrf');
+  });
+
+  it.skipIf(Boolean(redisUrl))('skips it when the step cannot reach the listeners: no Redis and none in its process', async () => {
+    await oast.stop();
+    apps.push(await startTestApp({ ...LOOPBACK_ONLY, OAST_DOMAIN }));
+    const { output, step } = await scanWithTemplate(apps[2], 'Farawayoast');
+    const reason = 'interactsh (OAST) needs REDIS_URL in worker processes to reach the OAST listeners';
+    expect(output.skippedTemplates).toEqual([{ templateId: 'oast-ssrf', reason }]);
+    expect(step.error).toContain(reason);
   });
 });

@@ -32,6 +32,14 @@ export type OastSettings = Pick<
   'OAST_LISTEN_HOST' | 'OAST_HTTP_PORT' | 'OAST_DNS_PORT' | 'OAST_PUBLIC_IP' | 'OAST_EVICTION_SECONDS' | 'OAST_MAX_INTERACTIONS_PER_ID'
 > & { OAST_DOMAIN: string };
 
+/** Services started in this process and not stopped (main.ts starts one; tests may start theirs). */
+let running = 0;
+
+/** Whether this process runs OAST listeners: without Redis, only its own scan steps can reach them. */
+export function oastServiceRunning(): boolean {
+  return running > 0;
+}
+
 function bounded(text: string): string {
   return text.length > MAX_RAW_CHARS ? `${text.slice(0, MAX_RAW_CHARS)}…` : text;
 }
@@ -83,11 +91,16 @@ export async function startOastService(options: { env: OastSettings; pubsub: Pub
     throw err;
   }
   log.info({ domain: registry.domain, host, httpPort: http.port, dnsPort: dns.port }, 'OAST listeners ready');
+  running += 1;
+  let stopped = false;
   return {
     registry,
     httpPort: http.port,
     dnsPort: dns.port,
     stop: async () => {
+      if (stopped) return;
+      running -= 1;
+      stopped = true;
       await registrations.return?.();
       await Promise.all([http.close(), dns.close()]);
     },

@@ -21,7 +21,8 @@ import { coverageChanges } from './change-coverage.js';
 import { publishChanges, recordChanges, trackChanges } from '../changes/record.js';
 import { observeScanStep } from '../../ops/scan-step-metrics.js';
 import { createOastClient } from '../../oast/client.js';
-import { OAST_NOT_CONFIGURED } from '../../scanner/nuclei/oast.js';
+import { oastServiceRunning } from '../../oast/service.js';
+import { OAST_NOT_CONFIGURED, OAST_UNREACHABLE } from '../../scanner/nuclei/oast.js';
 
 type Tx = Prisma.TransactionClient;
 
@@ -118,8 +119,10 @@ export function createScanRunner(deps: AppDeps) {
     const dns = usesDiscovery || step.name === 'checks' ? createDnsClient(dnsClientOptions) : undefined;
     // Templates using {{interactsh-url}} get URLs of this step's own correlation id (src/oast; the listeners run in
     // the API process and hear of the id over pub/sub).
+    // Without Redis, interactions only reach a step that runs in the process holding the listeners.
+    const oastReachable = Boolean(env.REDIS_URL) || oastServiceRunning();
     const oast =
-      step.name === 'checks' && env.OAST_DOMAIN
+      step.name === 'checks' && env.OAST_DOMAIN && oastReachable
         ? createOastClient({
             pubsub: deps.pubsub,
             domain: env.OAST_DOMAIN,
@@ -136,7 +139,8 @@ export function createScanRunner(deps: AppDeps) {
       let variables: Record<string, string> = {};
       const templates = async () => {
         if (disabled.has('nuclei-templates')) return [];
-        const loaded = await templatesForScan(deps, { ...scan, options }, { oast: oast !== undefined });
+        const oastSkip = oast ? undefined : env.OAST_DOMAIN ? OAST_UNREACHABLE : OAST_NOT_CONFIGURED;
+        const loaded = await templatesForScan(deps, { ...scan, options }, { oastSkip });
         variables = loaded.variables;
         return loaded.templates;
       };
@@ -269,7 +273,9 @@ function softErrorSummary(name: StepName, output: NonNullable<StepOutputs[StepNa
  * instance's operator can set OAST_DOMAIN): someone can act on it, so it shows on the step.
  */
 function missingVariablesSummary(output: NonNullable<StepOutputs['checks']>): string | null {
-  const missing = (output.skippedTemplates ?? []).filter((skipped) => skipped.reason.startsWith('missing variable') || skipped.reason === OAST_NOT_CONFIGURED);
+  const missing = (output.skippedTemplates ?? []).filter(
+    (skipped) => skipped.reason.startsWith('missing variable') || skipped.reason === OAST_NOT_CONFIGURED || skipped.reason === OAST_UNREACHABLE,
+  );
   if (!missing.length) return null;
   const text = `templates skipped: ${missing.map((skipped) => `${skipped.templateId} (${skipped.reason})`).join('; ')}`;
   return text.length > 2_000 ? `${text.slice(0, 1_997)}...` : text;

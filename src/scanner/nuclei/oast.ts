@@ -22,6 +22,8 @@ export const OAST_URL_VARIABLE = 'interactsh-url';
 export const OAST_EVENT_FIELDS = ['interactsh_protocol', 'interactsh_request', 'interactsh_response', 'interactsh_ip'] as const;
 /** Why a template using OAST is not run when no OAST client is given. */
 export const OAST_NOT_CONFIGURED = 'interactsh (OAST) needs OAST_DOMAIN';
+/** …and when the listeners (API process) cannot be reached from this process (in-process pub/sub in a worker). */
+export const OAST_UNREACHABLE = 'interactsh (OAST) needs REDIS_URL in worker processes to reach the OAST listeners';
 
 /** One interaction seen by an OAST listener (interactsh's server Interaction). */
 export interface OastInteraction {
@@ -106,7 +108,7 @@ export function templateUsesOast(template: NucleiTemplate): boolean {
 }
 
 /** The template as it runs without OAST: skipped with the reason when it needs it (as user-variables.ts does). */
-export function withoutOast(template: NucleiTemplate): NucleiTemplate {
+export function withoutOast(template: NucleiTemplate, reason: string = OAST_NOT_CONFIGURED): NucleiTemplate {
   if (template.skip || !templateUsesOast(template)) return template;
-  return { ...template, skip: OAST_NOT_CONFIGURED };
+  return { ...template, skip: reason };
 }
