@@ -277,4 +277,20 @@ http:
     expect(out.results).toHaveLength(1);
     expect(out.results[0].extractedResults).toEqual(['127.0.0.1', 'victim-host']);
   });
+
+  it('still correlates a request that got no answer (the payload ran, the connection dropped), as nuclei', async () => {
+    const t = template(`${head('oast-hang')}http:
+  - method: GET
+    path: ["{{BaseURL}}/hang?u={{interactsh-url}}"]
+    matchers:
+      - type: word
+        part: interactsh_protocol
+        words: ["dns"]
+`);
+    const out = await run(t);
+    expect(out.warnings.map((w) => w.message)).toEqual([expect.stringMatching(/^request GET .*\/hang\?u=.* failed: /)]);
+    expect(out.results).toHaveLength(1);
+    expect(out.results[0].request).toMatch(/^GET http:\/\/127\.0\.0\.1:\d+\/hang\?u=[a-z0-9]{33}\.oast\.test/);
+    expect(out.results[0].response).toBe('');
+  });
 });

@@ -76,7 +76,8 @@ export interface VictimServer {
 
 /**
  * `/dns` resolves the OAST name it finds, `/http` fetches it (after resolving, as a real client does), `/quiet`
- * does neither; every path answers 200 "ok" after its callbacks are made.
+ * does neither; every path answers 200 "ok" after its callbacks are made, except `/hang` (resolves, then drops
+ * the connection).
  */
 export async function startVictim(oast: OastService): Promise<VictimServer> {
   const seen: string[] = [];
@@ -94,9 +95,11 @@ export async function startVictim(oast: OastService): Promise<VictimServer> {
         await askDns(oast.dnsPort, jndi.replace(/\$\{:-([^}]*)\}/g, '$1').replace(/\$\{hostName\}/g, 'victim-host'));
       } else if (host) {
         seen.push(host);
-        if (path.startsWith('/dns') || path.startsWith('/http')) await askDns(oast.dnsPort, host);
+        if (path.startsWith('/dns') || path.startsWith('/http') || path.startsWith('/hang')) await askDns(oast.dnsPort, host);
         if (path.startsWith('/http')) await fetchOast(oast.httpPort, host, '/callback').catch(() => undefined);
       }
+      // `/hang`: the payload ran (the callback is made) but the request never gets an answer
+      if (path.startsWith('/hang')) return req.socket.destroy();
       res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
     });
   });

@@ -35,6 +35,12 @@ import { resultEvents } from './result-event.js';
 import { isOnceRequest, payloadCombinations, payloadScope, type PayloadValues } from './payloads.js';
 import { RequestOast, evaluateInteractions, perRequestVariables, renderRequestVariables } from './oast.js';
 
+/** The event of a request that failed, for its interactions only: no status, no body, the request as built. */
+function unanswered(req: BuiltRequest): HttpSendResponse {
+  const head = [`${req.method} ${req.url}`, ...Object.entries(req.headers).map(([k, v]) => `${k}: ${v}`)].join('\r\n');
+  return { status: 0, headers: {}, body: '', durationMs: 0, rawRequest: `${head}\r\n\r\n${req.body ?? ''}`, rawResponse: '', finalUrl: req.url };
+}
+
 /** How the warning that a template reached its request cap begins (callers recognise it by this prefix). */
 export const REQUEST_CAP_WARNING = 'request limit of';
 
@@ -255,12 +261,17 @@ export class TemplateRun {
           },
         );
         const strip = !isRaw && /\{\{\s*BaseURL\s*\}\}\//.test(entries[i]);
-        let stop = false;
-        for (const resp of responses) {
-          const at = { index: i, layers, strip, indexed, cannotMatch: unsupported.length > 0 };
-          const outcome = this.handleResponse(block, req, resp, at);
+        const at = { index: i, layers, strip, indexed, cannotMatch: unsupported.length > 0 };
+        const waitFor = (resp: HttpSendResponse) => {
           const evaluate = (fields: Record<string, DslValue>) => this.handleInteraction(block, req, resp, at, fields);
           oastWaits.push(evaluateInteractions(oast, block, this.ctx.deps, evaluate, (message) => this.warn(message, entryPath)));
+        };
+        // a request that got no answer (a target busy running the payload) may still have called back (nuclei)
+        if (!responses.length) waitFor(unanswered(req));
+        let stop = false;
+        for (const resp of responses) {
+          const outcome = this.handleResponse(block, req, resp, at);
+          waitFor(resp);
           if (outcome.matched) blockMatched = true;
           if (outcome.stop) {
             stop = true;
