@@ -162,6 +162,29 @@ const envSchema = z.object({
   TEMPLATE_BUDGET_MS: integer(100, 600_000).default(10_000),
   /** Scan schedules: the shortest gap allowed between two ticks of a cron expression (a floor against scanning someone every minute). */
   SCHEDULE_MIN_INTERVAL_SECONDS: integer(60, 31 * 86_400).default(300),
+  // --- OAST (src/oast): self-hosted interactsh for templates using {{interactsh-url}}. Unset domain: off.
+  /** Domain whose names the OAST listeners answer (`<id>.<domain>`); delegate it (NS) to this host. Unset: templates using OAST are skipped. */
+  OAST_DOMAIN: z
+    .string()
+    .transform((value) => value.trim().toLowerCase().replace(/\.$/, ''))
+    .refine((value) => /^(?=.{1,200}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]([a-z0-9-]{0,61}[a-z0-9])?$/.test(value), {
+      message: 'must be a domain name such as oast.example.com',
+    })
+    .optional(),
+  /** Address the OAST listeners bind (API process only). */
+  OAST_LISTEN_HOST: z.string().min(1).default('127.0.0.1'),
+  /** OAST HTTP listener port (0: any free port). Forward public port 80 here. */
+  OAST_HTTP_PORT: integer(0, 65_535).default(8180),
+  /** OAST DNS listener port, UDP and TCP (0: any free port). Forward public port 53 here. */
+  OAST_DNS_PORT: integer(0, 65_535).default(8053),
+  /** The address DNS answers give for names under OAST_DOMAIN (A records). Unset: 127.0.0.1. */
+  OAST_PUBLIC_IP: z.ipv4({ message: 'must be an IPv4 address' }).optional(),
+  /** How long a request that carried an OAST URL waits for its interactions (nuclei's interactions-cooldown-period). */
+  OAST_COOLDOWN_MS: integer(0, 120_000).default(5_000),
+  /** A correlation id not refreshed by its scan step (nor called back) for this long is forgotten by the listeners. */
+  OAST_EVICTION_SECONDS: integer(10, 86_400).default(600),
+  /** Interactions one correlation id (one scan step) may record; beyond, they are dropped. */
+  OAST_MAX_INTERACTIONS_PER_ID: integer(1, 100_000).default(1_000),
   /** How often a process running workers looks for due schedules (tests use 1); a tick fires at most this late. */
   SCHEDULE_TICK_SECONDS: integer(1, 3_600).default(30),
 });

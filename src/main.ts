@@ -3,6 +3,7 @@ import { loadEnvOrExit, stopOnSignals } from './lifecycle.js';
 import { secureDataDir } from './ops/data-dir.js';
 import { DataDirInUseError } from './ops/data-dir-lock.js';
 import { openConfiguredDatabase } from './db.js';
+import { startOastService } from './oast/service.js';
 
 /** The API server: read config, build the app, listen, stop cleanly on a signal. */
 async function main(): Promise<void> {
@@ -18,7 +19,17 @@ async function main(): Promise<void> {
   const app = await createApp({ env, log, opening });
   const url = await app.listen();
   log.info({ url, graphql: `${url}/graphql`, rest: `${url}/api/v1/api`, docs: `${url}/api/v1/docs`, database: app.deps.db.kind }, 'Perimeter is listening');
-  stopOnSignals(() => app.stop(), log, 'shutting down');
+  // The OAST listeners live in the API process only (worker processes' scan steps reach them over pub/sub).
+  const domain = env.OAST_DOMAIN;
+  const oast = domain ? await startOastService({ env: { ...env, OAST_DOMAIN: domain }, pubsub: app.deps.pubsub, log }) : undefined;
+  stopOnSignals(
+    async () => {
+      await oast?.stop();
+      await app.stop();
+    },
+    log,
+    'shutting down',
+  );
 }
 
 main().catch((error: unknown) => {

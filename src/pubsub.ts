@@ -2,6 +2,7 @@ import { createPubSub } from 'graphql-yoga';
 import { setMaxListeners } from 'node:events';
 import type { Logger } from './logger.js';
 import { createRedisEventTarget } from './pubsub-redis.js';
+import type { OastInteraction } from './scanner/nuclei/oast.js';
 
 /**
  * The one topic map. Payloads are small JSON objects (ids and changed fields): with Redis they cross
@@ -50,7 +51,17 @@ export interface AgentDeltaEvent {
   toolCall?: { toolCallId: string; toolName: string; args: Record<string, unknown>; result?: unknown; isError?: boolean };
 }
 
+/** A scan step's OAST client asks the listeners (API process) to record its correlation id, or to forget it. */
+export interface OastRegistration {
+  correlationId: string;
+  active: boolean;
+}
+
 export type Topics = {
+  /** An interaction an OAST listener recorded (src/oast). Keyed by correlation id; only its client subscribes. */
+  'oast:interaction': [correlationId: string, payload: OastInteraction];
+  /** OAST clients registering (and refreshing) or dropping their correlation ids; the listeners subscribe. */
+  'oast:registration': [payload: OastRegistration];
   /** Every change of one scan's status, progress or counters. Keyed by scan id. */
   'scan:updated': [scanId: string, payload: ScanUpdate];
   /** Anything that changes inside a workspace, for dashboards. Keyed by workspace id. */

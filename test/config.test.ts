@@ -43,6 +43,10 @@ describe('loadEnv()', () => {
     ['SHUTDOWN_TIMEOUT_MS', 'soon', /must be a whole number, at least 100/],
     ['SHUTDOWN_TIMEOUT_MS', '5', /must be a whole number, at least 100/],
     ['GRAPHQL_MAX_DEPTH', '1000', /must be a whole number from 2 to 100/],
+    ['OAST_DOMAIN', 'not a domain', /must be a domain name such as oast.example.com/],
+    ['OAST_DOMAIN', 'http://oast.example.com', /must be a domain name/],
+    ['OAST_PUBLIC_IP', '2001:db8::1', /must be an IPv4 address/],
+    ['OAST_DNS_PORT', '65536', /must be a whole number from 0 to 65535/],
   ])('rejects %s=%s with a message naming the variable', (name, value, why) => {
     const error = configError({ [name]: value });
     expect(error.message).toMatch(/^Invalid configuration:/);
@@ -60,6 +64,16 @@ describe('loadEnv()', () => {
       .map((line) => line.trim().split(':')[0]);
     expect(named.sort()).toEqual(['AUTH_SECRET', 'DATABASE_URL', 'LOG_LEVEL', 'PORT', 'REDIS_URL']);
     expect(error.message).not.toContain(secret);
+  });
+
+  it('leaves OAST off by default and normalises OAST_DOMAIN', () => {
+    const env = loadEnv({});
+    expect(env.OAST_DOMAIN).toBeUndefined();
+    expect(env).toMatchObject({ OAST_LISTEN_HOST: '127.0.0.1', OAST_HTTP_PORT: 8180, OAST_DNS_PORT: 8053, OAST_COOLDOWN_MS: 5_000 });
+    expect(loadEnv({ OAST_DOMAIN: 'OAST.Example.com.', OAST_PUBLIC_IP: '203.0.113.9' })).toMatchObject({
+      OAST_DOMAIN: 'oast.example.com',
+      OAST_PUBLIC_IP: '203.0.113.9',
+    });
   });
 
   it('treats empty values as unset', () => {

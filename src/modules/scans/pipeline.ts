@@ -20,6 +20,9 @@ import { publishScanUpdate } from './events.js';
 import { coverageChanges } from './change-coverage.js';
 import { publishChanges, recordChanges, trackChanges } from '../changes/record.js';
 import { observeScanStep } from '../../ops/scan-step-metrics.js';
+import { createOastClient } from '../../oast/client.js';
+import { oastServiceRunning } from '../../oast/service.js';
+import { OAST_NOT_CONFIGURED, OAST_UNREACHABLE } from '../../scanner/nuclei/oast.js';
 
 type Tx = Prisma.TransactionClient;
 
@@ -114,6 +117,19 @@ export function createScanRunner(deps: AppDeps) {
     const usesDiscovery = step.name === 'discovery' || step.name === 'pivot';
     // The checks step asks DNS too: the dns templates' questions go through the same client and limits.
     const dns = usesDiscovery || step.name === 'checks' ? createDnsClient(dnsClientOptions) : undefined;
+    // Templates using {{interactsh-url}} get URLs of this step's own correlation id (src/oast; the listeners run in
+    // the API process and hear of the id over pub/sub).
+    // Without Redis, interactions only reach a step that runs in the process holding the listeners.
+    const oastReachable = Boolean(env.REDIS_URL) || oastServiceRunning();
+    const oast =
+      step.name === 'checks' && env.OAST_DOMAIN && oastReachable
+        ? createOastClient({
+            pubsub: deps.pubsub,
+            domain: env.OAST_DOMAIN,
+            cooldownMs: env.OAST_COOLDOWN_MS,
+            refreshMs: (env.OAST_EVICTION_SECONDS * 1000) / 3,
+          })
+        : undefined;
     const autoEnable = scan.workspace.isAutoEnableAssetAfterDiscovered;
     try {
       const runner = STEP_RUNNERS[step.name as StepName];
@@ -123,7 +139,8 @@ export function createScanRunner(deps: AppDeps) {
       let variables: Record<string, string> = {};
       const templates = async () => {
         if (disabled.has('nuclei-templates')) return [];
-        const loaded = await templatesForScan(deps, { ...scan, options });
+        const oastSkip = oast ? undefined : env.OAST_DOMAIN ? OAST_UNREACHABLE : OAST_NOT_CONFIGURED;
+        const loaded = await templatesForScan(deps, { ...scan, options }, { oastSkip });
         variables = loaded.variables;
         return loaded.templates;
       };
@@ -136,6 +153,7 @@ export function createScanRunner(deps: AppDeps) {
         templates,
         builtinChecks: !disabled.has('checks'),
         templateBudgetMs: env.TEMPLATE_BUDGET_MS,
+        oast,
         dnsServers: env.SCAN_DNS_SERVERS,
         dns,
         discovery: usesDiscovery ? await discoveryInputs(scan.workspaceId, scan.target, step.name === 'discovery') : undefined,
@@ -153,6 +171,7 @@ export function createScanRunner(deps: AppDeps) {
       throw error; // the queue retries it
     } finally {
       dns?.close();
+      await oast?.close();
     }
     await completeStep(job, step.name as StepName, output, attempt);
     observeScanStep(step.name, 'completed', began);
@@ -249,9 +268,14 @@ function softErrorSummary(name: StepName, output: NonNullable<StepOutputs[StepNa
   return text.length > 2_000 ? `${text.slice(0, 1_997)}...` : text;
 }
 
-/** Templates a checks step skipped for want of template variables: the member can act on it (set them), so it shows on the step. */
+/**
+ * Templates a checks step skipped for want of template variables (the member can set them) or of OAST (the
+ * instance's operator can set OAST_DOMAIN): someone can act on it, so it shows on the step.
+ */
 function missingVariablesSummary(output: NonNullable<StepOutputs['checks']>): string | null {
-  const missing = (output.skippedTemplates ?? []).filter((skipped) => skipped.reason.startsWith('missing variable'));
+  const missing = (output.skippedTemplates ?? []).filter(
+    (skipped) => skipped.reason.startsWith('missing variable') || skipped.reason === OAST_NOT_CONFIGURED || skipped.reason === OAST_UNREACHABLE,
+  );
   if (!missing.length) return null;
   const text = `templates skipped: ${missing.map((skipped) => `${skipped.templateId} (${skipped.reason})`).join('; ')}`;
   return text.length > 2_000 ? `${text.slice(0, 1_997)}...` : text;

@@ -1,6 +1,7 @@
 import type { AppDeps } from '../../context.js';
 import { SecretBoxError } from '../../crypto/secret-box.js';
 import { withUserVariables } from '../../scanner/nuclei/index.js';
+import { OAST_NOT_CONFIGURED, withoutOast } from '../../scanner/nuclei/oast.js';
 import type { RunnableTemplate } from '../../scanner/nuclei/run-on-web.js';
 import { loadScanTemplates } from '../templates/loader.js';
 import { openVariables } from '../templates/variables.js';
@@ -16,11 +17,13 @@ export class TemplateVariablesUnreadable extends Error {
 /**
  * What a scan's checks step runs: the workspace's templates chosen by its selection and the scan's, each given
  * the template variables it asks for (the scan's values win over the workspace's), or skipped with the names of
- * those it lacks (src/scanner/nuclei/user-variables.ts).
+ * those it lacks (src/scanner/nuclei/user-variables.ts). Without an OAST client (`oastSkip` says why: OAST_DOMAIN
+ * unset, or no way to the listeners) templates using `{{interactsh-url}}` or interactsh matchers are skipped.
  */
 export async function templatesForScan(
   deps: Pick<AppDeps, 'prisma' | 'storage' | 'log' | 'secrets'>,
   scan: { workspaceId: string; options: ScanOptions; templateVariables: unknown },
+  runtime: { oastSkip?: string } = { oastSkip: OAST_NOT_CONFIGURED },
 ): Promise<{ templates: RunnableTemplate[]; variables: Record<string, string> }> {
   let settings: Awaited<ReturnType<typeof templateRunSettingsOf>>;
   let own: Record<string, string>;
@@ -33,7 +36,9 @@ export async function templatesForScan(
   }
   const values = { ...settings.variables, ...own };
   const templates = await loadScanTemplates(deps, scan.workspaceId, { workspace: settings.selection, scan: scan.options.templateSelection });
-  return { templates: templates.map(({ template }) => ({ template: withUserVariables(template, values) })), variables: values };
+  const { oastSkip } = runtime;
+  const runnable = (template: RunnableTemplate['template']) => withUserVariables(oastSkip ? withoutOast(template, oastSkip) : template, values);
+  return { templates: templates.map(({ template }) => ({ template: runnable(template) })), variables: values };
 }
 
 /** Shorter values are left alone: masking every `ab` in evidence would hide more than it protects. */

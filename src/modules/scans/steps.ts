@@ -20,6 +20,7 @@ import { runSelfContainedTemplates } from '../../scanner/nuclei/run-self-contain
 import { runTemplatesOnHostNames, runTemplatesOnTlsServices } from '../../scanner/nuclei/run-on-hosts.js';
 import type { DiscoveryDnsClient } from '../../scanner/discovery/index.js';
 import { runDiscoveryStep, runPivotStep, type DiscoveryInputs, type DiscoveryStepOutput, type PivotStepOutput } from './discovery-steps.js';
+import type { SharedOastClient } from '../../scanner/nuclei/oast.js';
 
 /** What each step keeps in ScanStep.output: the next steps (and a retry) read it back. */
 export interface StepOutputs {
@@ -60,6 +61,8 @@ export interface StepContext {
   builtinChecks?: boolean;
   /** Wall-clock budget of one template on one endpoint (TEMPLATE_BUDGET_MS). */
   templateBudgetMs?: number;
+  /** The step's OAST client (OAST_DOMAIN set): `{{interactsh-url}}` values and their interactions. */
+  oast?: SharedOastClient;
   /** SCAN_DNS_SERVERS: every name a step resolves goes there (the system's resolvers when empty). */
   dnsServers?: string[];
   /** The discovery steps' DNS client (SCAN_DNS_SERVERS with per-server limits). */
@@ -174,6 +177,7 @@ export const STEP_RUNNERS = {
       limiter: ctx.limiter,
       timeoutMs: ctx.options.timeoutMs,
       budgetMs: ctx.templateBudgetMs,
+      oast: ctx.oast,
       targetUrl,
       maxRequestsPerTemplate: ctx.options.maxRequestsPerTemplatePerEndpoint ?? DEFAULT_SCAN_OPTIONS.maxRequestsPerTemplatePerEndpoint,
     };

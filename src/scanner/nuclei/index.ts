@@ -16,7 +16,8 @@ export {
   type PayloadSet,
 } from './parse/payloads.js';
 export { combinationCount, payloadCombinations } from './engine/payloads.js';
-export { runTemplates, runTemplatesDetailed, createRunStats, REQUEST_CAP_WARNING } from './engine/run.js';
+export { REQUEST_CAP_WARNING } from './engine/run.js';
+export { runTemplates, runTemplatesDetailed, createRunStats } from './engine/run-templates.js';
 export { clusterKey } from './engine/clustering.js';
 export { runDnsTemplates, runDnsTemplatesDetailed } from './engine/dns.js';
 export { createDnsResolver, dnsResolverFromClient } from './dns-resolver.js';

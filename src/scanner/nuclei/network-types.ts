@@ -5,6 +5,7 @@
 import type { Duplex } from 'node:stream';
 import type { BlockPayloads } from './parse/payloads.js';
 import type { Condition, Extractor, Matcher, RunWarning, TemplateResult } from './types.js';
+import type { OastClient } from './oast.js';
 
 /** One `inputs` entry: data written to the socket, then optionally `read` bytes read back (named or not). */
 export interface NetworkInput {
@@ -105,6 +106,10 @@ export interface NetworkRunDeps {
   stats?: NetworkRunStats;
   onWarning?: (warning: RunWarning) => void;
   signal?: AbortSignal;
+  /** `{{interactsh-url}}` values and their interactions (src/oast). Without it templates using OAST are skipped. */
+  oast?: OastClient;
+  /** How long a connection that carried an OAST URL waits for interactions. Default 5 000 ms. */
+  oastCooldownMs?: number;
 }
 
 export interface NetworkRunOutput {

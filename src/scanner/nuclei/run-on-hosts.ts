@@ -48,6 +48,7 @@ export async function runTemplatesOnHostNames(
         concurrency: deps.templateConcurrency ?? 4,
         maxRequestsPerTemplate: deps.maxRequestsPerTemplate,
         signal: deps.signal,
+        ...(deps.oast ? { oast: deps.oast, oastCooldownMs: deps.oast.cooldownMs } : {}),
       },
     );
     const asset: AssetRef = { type: 'host', key: hostAssetKey({ host: name }), host: name };
@@ -85,6 +86,7 @@ export async function runTemplatesOnTlsServices(
         concurrency: deps.templateConcurrency ?? 4,
         maxRequestsPerTemplate: deps.maxRequestsPerTemplate,
         signal: deps.signal,
+        ...(deps.oast ? { oast: deps.oast, oastCooldownMs: deps.oast.cooldownMs } : {}),
       },
     );
     return { asset, results: output.results, warnings: output.warnings, sent: output.stats.requestsSent, failed: output.stats.requestsFailed };

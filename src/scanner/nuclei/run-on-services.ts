@@ -46,6 +46,7 @@ export async function runTemplatesOnServices(
       timeoutMs: deps.timeoutMs,
       concurrency: deps.templateConcurrency ?? 4,
       signal: deps.signal,
+      ...(deps.oast ? { oast: deps.oast, oastCooldownMs: deps.oast.cooldownMs } : {}),
     });
     const { connections, connectionsFailed } = output.stats;
     return { asset: serviceAssetRef(service), results: output.results, warnings: output.warnings, sent: connections, failed: connectionsFailed };

@@ -22,6 +22,7 @@ import {
   type WebObservation,
 } from '../index.js';
 import { runWorkflow, workflowCatalog } from './engine/workflow.js';
+import { templateUsesOast, type SharedOastClient } from './oast.js';
 
 /**
  * Runs nuclei templates against the web endpoints a scan found and turns each result into the finding
@@ -60,6 +61,11 @@ export interface TemplateScanDeps {
   /** Requests one template may send to one endpoint (scan option maxRequestsPerTemplatePerEndpoint; engine default 100). */
   maxRequestsPerTemplate?: number;
   signal?: AbortSignal;
+  /**
+   * OAST for templates using `{{interactsh-url}}` (src/oast). Its URLs go into what templates send, never as a
+   * request target. A template using it gets its cooldown on top of its budget.
+   */
+  oast?: SharedOastClient;
 }
 
 export interface TemplateScanSummary {
@@ -303,7 +309,8 @@ export async function runTemplatesOnWeb(
         template,
         baseUrl: endpointBaseUrl(endpoint, deps.targetUrl),
         send: sendAs(owner),
-        budgetMs,
+        budgetMs: deps.oast && templateUsesOast(template) ? budgetMs + deps.oast.cooldownMs : budgetMs,
+        oast: deps.oast,
         timeoutMs: deps.timeoutMs,
         maxRequestsPerTemplate: deps.maxRequestsPerTemplate,
         signal: deps.signal,

@@ -23,6 +23,7 @@ import { Worker } from 'node:worker_threads';
 import { shippedPath } from '../../shipped-files.js';
 import { STUCK_AFTER_MS, type FromWorker, type ToWorker } from './template-protocol.js';
 import type { HttpSendRequest, HttpSender, NucleiTemplate, RunWarning, TemplateResult } from './types.js';
+import type { SharedOastClient } from './oast.js';
 
 export interface TemplateTask {
   template: NucleiTemplate;
@@ -36,6 +37,8 @@ export interface TemplateTask {
   timeoutMs?: number;
   maxRequestsPerTemplate?: number;
   signal?: AbortSignal;
+  /** OAST for `{{interactsh-url}}`: the worker mints URLs on its domain and correlation id, waits happen here. */
+  oast?: SharedOastClient;
 }
 
 export type TemplateTaskOutcome =
@@ -113,7 +116,7 @@ function dispatch(task: Task): void {
   task.budgetTimer = undefined;
   slot.tasks.set(task.id, task);
   if (slot.ready) startBudget(task, task.spec.budgetMs);
-  const { template, baseUrl, timeoutMs, maxRequestsPerTemplate } = task.spec;
+  const { template, baseUrl, timeoutMs, maxRequestsPerTemplate, oast } = task.spec;
   slot.worker.postMessage({
     type: 'run',
     taskId: task.id,
@@ -121,6 +124,7 @@ function dispatch(task: Task): void {
     baseUrl,
     timeoutMs,
     maxRequestsPerTemplate,
+    ...(oast ? { oast: { domain: oast.domain, correlationId: oast.correlationId, cooldownMs: oast.cooldownMs } } : {}),
   } satisfies ToWorker);
 }
 
@@ -185,6 +189,9 @@ function onMessage(slot: Slot, message: FromWorker): void {
     case 'send':
       void relaySend(slot, task, message.requestId, message.request);
       return;
+    case 'oast':
+      void relayInteractions(slot, task, message.requestId, message.urls, message.cooldownMs);
+      return;
     case 'warning':
       if (!task.settled) task.spec.onWarning?.(message.warning);
       return;
@@ -204,6 +211,17 @@ async function relaySend(slot: Slot, task: Task, requestId: number, request: Omi
     reply = { type: 'response', requestId, response };
   } catch (err) {
     reply = { type: 'response', requestId, error: (err as Error).message, code: (err as { code?: string }).code };
+  }
+  if (!slot.dead) slot.worker.postMessage(reply);
+}
+
+async function relayInteractions(slot: Slot, task: Task, requestId: number, urls: string[], cooldownMs: number): Promise<void> {
+  let reply: ToWorker;
+  try {
+    if (!task.spec.oast) throw new Error('no OAST client');
+    reply = { type: 'interactions', requestId, interactions: await task.spec.oast.interactions(urls, { cooldownMs, signal: task.controller.signal }) };
+  } catch (err) {
+    reply = { type: 'interactions', requestId, interactions: [], error: (err as Error).message };
   }
   if (!slot.dead) slot.worker.postMessage(reply);
 }

@@ -4,15 +4,17 @@
  * matching (regexes, DSL, jq) happens here, off the API's event loop. See template-pool.ts for the protocol.
  */
 import { parentPort } from 'node:worker_threads';
-import { runTemplatesDetailed } from './engine/run.js';
+import { runTemplatesDetailed } from './engine/run-templates.js';
 import { compileGoRegex } from './goregex.js';
 import type { HttpSendRequest, HttpSendResponse, NucleiTemplate } from './types.js';
-import { HEARTBEAT_MS, type FromWorker, type ToWorker } from './template-protocol.js';
+import { HEARTBEAT_MS, type FromWorker, type ToWorker, type WorkerOast } from './template-protocol.js';
+import { oastUrlMinter, type OastClient, type OastInteraction } from './oast.js';
 
 const port = parentPort!;
 const tasks = new Map<number, AbortController>();
 const pendingSends = new Map<number, { resolve: (r: HttpSendResponse) => void; reject: (e: Error) => void }>();
 const pendingTask = new Map<number, number>();
+const pendingInteractions = new Map<number, { resolve: (list: OastInteraction[]) => void; reject: (e: Error) => void; taskId: number }>();
 let nextRequestId = 1;
 
 function post(message: FromWorker): void {
@@ -29,6 +31,19 @@ function rehydrate(template: NucleiTemplate): NucleiTemplate {
       matchers: block.matchers.map((m) => ({ ...m, regex: compiled(m.regexSource) })),
       extractors: block.extractors.map((e) => ({ ...e, regex: compiled(e.regexSource) })),
     })),
+  };
+}
+
+/** URLs are minted here (no round trip per marker); the wait for their interactions happens on the main thread. */
+function oastClient(taskId: number, oast: WorkerOast): OastClient {
+  return {
+    newUrl: oastUrlMinter(oast.domain, oast.correlationId),
+    interactions: (urls, { cooldownMs }) =>
+      new Promise((resolve, reject) => {
+        const requestId = nextRequestId++;
+        pendingInteractions.set(requestId, { resolve, reject, taskId });
+        post({ type: 'oast', taskId, requestId, urls: [...urls], cooldownMs });
+      }),
   };
 }
 
@@ -55,6 +70,7 @@ async function run(message: Extract<ToWorker, { type: 'run' }>): Promise<void> {
         timeoutMs: message.timeoutMs,
         maxRequestsPerTemplate: message.maxRequestsPerTemplate,
         signal: controller.signal,
+        ...(message.oast ? { oast: oastClient(taskId, message.oast), oastCooldownMs: message.oast.cooldownMs } : {}),
         onWarning: (warning) => post({ type: 'warning', taskId, warning }),
       },
     );
@@ -74,6 +90,15 @@ port.on('message', (message: ToWorker) => {
     case 'cancel':
       tasks.get(message.taskId)?.abort();
       return;
+    case 'interactions': {
+      const pending = pendingInteractions.get(message.requestId);
+      if (!pending) return;
+      pendingInteractions.delete(message.requestId);
+      post({ type: 'busy', taskId: pending.taskId });
+      if (message.error) pending.reject(new Error(message.error));
+      else pending.resolve(message.interactions);
+      return;
+    }
     case 'response': {
       const pending = pendingSends.get(message.requestId);
       if (!pending) return;

@@ -10,6 +10,7 @@ import type { GoRegex } from './goregex.js';
 import type { JqProgram } from './jq.js';
 import type { NetworkRequestBlock } from './network-types.js';
 import type { BlockPayloads } from './parse/payloads.js';
+import type { OastClient } from './oast.js';
 
 export type Severity = 'info' | 'low' | 'medium' | 'high' | 'critical' | 'unknown';
 
@@ -310,6 +311,10 @@ export interface RunDeps {
   onWarning?: (warning: RunWarning) => void;
   /** Abort the run. */
   signal?: AbortSignal;
+  /** Gives `{{interactsh-url}}` values and their interactions (src/oast). Without it templates using OAST are skipped. */
+  oast?: OastClient;
+  /** How long a request that carried an OAST URL waits for interactions (nuclei's cooldown). Default 5 000 ms. */
+  oastCooldownMs?: number;
 }
 
 export interface RunStats {
@@ -507,6 +512,10 @@ export interface HostRunDeps {
   stats?: RunStats;
   onWarning?: (warning: RunWarning) => void;
   signal?: AbortSignal;
+  /** `{{interactsh-url}}` values and their interactions (src/oast). Without it templates using OAST are skipped. */
+  oast?: OastClient;
+  /** How long a question that carried an OAST URL waits for interactions. Default 5 000 ms. */
+  oastCooldownMs?: number;
 }
 
 export interface DnsRunDeps extends HostRunDeps {

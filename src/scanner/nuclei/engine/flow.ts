@@ -38,7 +38,8 @@ import type {
 import { dnsProtocol } from './dns.js';
 import { type HostBlock, type HostProtocol, HostTemplateRun } from './host-run.js';
 import type { OperatorResult } from './operators.js';
-import { type RunContext, TemplateRun, createRunContext } from './run.js';
+import { type RunContext, TemplateRun } from './run.js';
+import { createRunContext } from './run-templates.js';
 import { sslProtocol } from './ssl.js';
 import { FLOW_PROTOCOLS } from '../parse/flow.js';
 import { DEFAULT_FLOW_LIMITS, type FlowLimits, FlowScriptError, runFlowScript } from './flow-sandbox.js';

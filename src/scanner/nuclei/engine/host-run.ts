@@ -8,11 +8,14 @@ import { randomInt } from 'node:crypto';
 import { type DslRecord, type DslScope, type DslValue, renderMarkers, scopeOf } from '../dsl/index.js';
 import type { HostRunDeps, Matcher, NucleiTemplate, OperatorBlock, RunOutput, RunStats, RunWarning, TemplateResult } from '../types.js';
 import { MutableScope, type OperatorResult, type PartResolver, executeOperators } from './operators.js';
-import { createRunContext, createRunStats, REQUEST_CAP_WARNING } from './run.js';
+import { REQUEST_CAP_WARNING } from './run.js';
+import { createRunContext, createRunStats } from './run-templates.js';
 import { runFlowTemplate } from './flow.js';
 import type { BlockPayloads } from '../parse/payloads.js';
 import { payloadCombinations, payloadScope, type PayloadValues } from './payloads.js';
 import { resultEvents } from './result-event.js';
+import { RequestOast, evaluateInteractions, perRequestVariables, renderRequestVariables } from './oast.js';
+import { withoutOast } from '../oast.js';
 
 const RANDSTR_CHARS = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
 
@@ -57,6 +60,8 @@ export class HostTemplateRun<B extends HostBlock> {
   private readonly previous: DslRecord = Object.create(null) as DslRecord;
   private readonly randstr = new Map<string, string>();
   private readonly vars: DslRecord = Object.create(null) as DslRecord;
+  /** Variables using `{{interactsh-url}}`: rendered per question / handshake, with its own OAST URL. */
+  private readonly oastVars: Set<string>;
   private requests = 0;
 
   constructor(
@@ -66,7 +71,14 @@ export class HostTemplateRun<B extends HostBlock> {
     readonly stats: RunStats,
     private readonly warnings: RunWarning[],
     private readonly flow?: HostFlowHooks<B>,
-  ) {}
+  ) {
+    this.oastVars = perRequestVariables(tpl);
+  }
+
+  /** Template variables still to evaluate once (those using an OAST URL are evaluated per request). */
+  private onceVariables(): Set<string> {
+    return new Set(this.tpl.variables.map(([name]) => name).filter((name) => !this.oastVars.has(name)));
+  }
 
   private pendingVars?: Set<string>;
 
@@ -76,7 +88,7 @@ export class HostTemplateRun<B extends HostBlock> {
 
   /** One block called by a flow (`dns(1)`); results accumulate in `findings`. */
   async runFlowBlock(block: B, protocol: HostProtocol<B>): Promise<void> {
-    this.pendingVars ??= new Set(this.tpl.variables.map(([name]) => name));
+    this.pendingVars ??= this.onceVariables();
     if (block.skip) {
       this.warn(`request block skipped: ${block.skip}`, block.path);
       return;
@@ -142,7 +154,7 @@ export class HostTemplateRun<B extends HostBlock> {
       return [];
     }
     this.stats.templatesRun++;
-    const pending = new Set(this.tpl.variables.map(([name]) => name));
+    const pending = this.onceVariables();
     let templateMatched = false;
     for (const block of blocks) {
       if (this.deps.signal?.aborted) break;
@@ -180,7 +192,9 @@ export class HostTemplateRun<B extends HostBlock> {
         return 'cap';
       }
       this.requests++;
-      const layers = payloadScope(this.scope(), payload, (scope) => scope);
+      const oast = new RequestOast(this.deps.oast);
+      const oastVars = renderRequestVariables(this.tpl, this.oastVars, (found) => scopeOf(this.scope(), found, oast.layer));
+      const layers = payloadScope(scopeOf(this.scope(), oastVars, oast.layer), payload, (scope) => scope);
       const event = await execute(block, layers, this);
       if (!event) continue;
       const scope = new MutableScope(scopeOf(layers, event.data));
@@ -190,10 +204,18 @@ export class HostTemplateRun<B extends HostBlock> {
         for (const [k, v] of Object.entries(event.data)) this.previous[`${block.id}_${k}`] = v;
         for (const [k, v] of scope.local) this.previous[`${block.id}_${k}`] = v;
       }
+      // the event again with each interaction of this request's URL (engine/oast.ts)
+      const evaluate = (fields: Record<string, DslValue>) => {
+        const again = executeOperators(block, new MutableScope(scopeOf(layers, event.data, fields)), unsupported.length > 0, readPart);
+        if (again) this.emit(block, again, event);
+        return again?.matched ?? false;
+      };
+      const oastMatched = await evaluateInteractions(oast, block, this.deps, evaluate, (message) => this.warn(message, block.path));
+      if (oastMatched) matched = true;
       if (!op) continue;
       for (const [k, v] of op.dynamicValues) this.dynamic.set(k, v);
       this.emit(block, op, event);
-      if (op.matched) {
+      if (op.matched || oastMatched) {
         matched = true;
         if (block.stopAtFirstMatch) break;
       }
@@ -237,9 +259,10 @@ export async function runHostTemplates<B extends HostBlock>(
     for (;;) {
       const i = next++;
       if (i >= runnable.length || deps.signal?.aborted) return;
-      const run = new HostTemplateRun<B>(runnable[i], inputVars, deps, stats, warnings);
+      // a template using OAST is skipped with the reason when there is no client to give it URLs
+      const tpl = deps.oast ? runnable[i] : withoutOast(runnable[i]);
+      const run = new HostTemplateRun<B>(tpl, inputVars, deps, stats, warnings);
       try {
-        const tpl = runnable[i];
         if (tpl.flow && !tpl.skip) {
           // a flow decides which blocks run (engine/flow.ts); this runner offers it this protocol only
           const name = blocksOf(tpl) === (tpl.dns as unknown) ? 'dns' : 'ssl';

@@ -3,7 +3,7 @@
  * (UseNetworkPort), the DSL part mapping, and result events (MakeDefaultResultEvent).
  */
 import { dslToString, type DslScope } from '../dsl/index.js';
-import type { NetworkTarget } from '../network-types.js';
+import type { NetworkRunStats, NetworkTarget } from '../network-types.js';
 import type { NucleiTemplate, TemplateResult } from '../types.js';
 import { joinHostPort, splitHostPort } from './network-io.js';
 import type { OperatorResult } from './operators.js';
@@ -70,4 +70,19 @@ export function networkResults(tpl: NucleiTemplate, hasMatchers: boolean, op: Op
   if (extracted && hasMatchers && !op.matched) return [];
   if (!op.matched && !extracted) return [];
   return resultEvents(tpl, op, text);
+}
+
+export function createNetworkRunStats(): NetworkRunStats {
+  return { connections: 0, connectionsFailed: 0, templatesRun: 0, templatesSkipped: 0 };
+}
+
+/** Ports a template's network blocks name (`port:`), for callers choosing which open ports to run it on. */
+export function networkTemplatePorts(template: NucleiTemplate): number[] {
+  return [...new Set((template.network ?? []).flatMap((b) => b.ports))];
+}
+
+/** An input's `type: hex` data as bytes; undefined when it is not hex (trimmed first, as nuclei). */
+export function hexBytes(text: string): Buffer | undefined {
+  const clean = text.trim();
+  return clean.length % 2 === 0 && /^[0-9a-fA-F]*$/.test(clean) ? Buffer.from(clean, 'hex') : undefined;
 }

@@ -17,15 +17,14 @@ import { decodeBytes, encodeString } from '../bytes.js';
 import { renderMarkers, scopeOf, type DslRecord, type DslScope, type DslValue } from '../dsl/index.js';
 import type { NetworkRequestBlock, NetworkRunDeps, NetworkRunOutput, NetworkRunStats, NetworkTarget } from '../network-types.js';
 import type { NucleiTemplate, RunWarning, TemplateResult } from '../types.js';
-import { addressVariables, inputAddress, networkInput, networkPart, networkResults } from './network-event.js';
+import { addressVariables, createNetworkRunStats, hexBytes, inputAddress, networkInput, networkPart, networkResults } from './network-event.js';
+export { createNetworkRunStats, networkTemplatePorts } from './network-event.js';
 import { SocketReader, splitHostPort, writeWithTimeout } from './network-io.js';
-import { executeOperators, MutableScope } from './operators.js';
+import { executeOperators, MutableScope, type OperatorResult } from './operators.js';
+import { RequestOast, evaluateInteractions, perRequestVariables, renderRequestVariables } from './oast.js';
+import { withoutOast } from '../oast.js';
 
 const RANDSTR_CHARS = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
-
-export function createNetworkRunStats(): NetworkRunStats {
-  return { connections: 0, connectionsFailed: 0, templatesRun: 0, templatesSkipped: 0 };
-}
 
 interface Ctx {
   target: NetworkTarget;
@@ -38,11 +37,6 @@ interface Ctx {
   maxConnections: number;
 }
 
-function hexBytes(text: string): Buffer | undefined {
-  const clean = text.trim();
-  return clean.length % 2 === 0 && /^[0-9a-fA-F]*$/.test(clean) ? Buffer.from(clean, 'hex') : undefined;
-}
-
 class NetworkTemplateRun {
   private readonly results: TemplateResult[] = [];
   private readonly resultKeys = new Set<string>();
@@ -50,11 +44,15 @@ class NetworkTemplateRun {
   private readonly previous: DslRecord = Object.create(null) as DslRecord;
   private readonly randstr = new Map<string, string>();
   private connections = 0;
+  /** Variables using `{{interactsh-url}}`: rendered per connection, with its own OAST URL. */
+  private readonly oastVars: Set<string>;
 
   constructor(
     private readonly tpl: NucleiTemplate,
     private readonly ctx: Ctx,
-  ) {}
+  ) {
+    this.oastVars = perRequestVariables(tpl);
+  }
 
   private warn(message: string, path?: string) {
     const w: RunWarning = { templateId: this.tpl.id, path, message };
@@ -260,6 +258,11 @@ class NetworkTemplateRun {
     const reader = new SocketReader(socket, this.ctx.maxReadBytes);
     // nuclei: Hostname is the input's address whatever the host entry was
     const interim: DslRecord = Object.assign(Object.create(null) as DslRecord, a.variables, { Hostname: a.address });
+    const oast = new RequestOast(deps.oast);
+    Object.assign(
+      interim,
+      renderRequestVariables(this.tpl, this.oastVars, (found) => scopeOf(interim, found, this.randstrScope(), oast.layer)),
+    );
     const named: DslRecord = Object.create(null) as DslRecord;
     const sent: Buffer[] = [];
     const received: Buffer[] = [];
@@ -267,7 +270,7 @@ class NetworkTemplateRun {
     // operators below see the same named reads, so that step would change nothing and is left out
     for (const [i, input] of block.inputs.entries()) {
       const inputPath = `${block.path}.inputs[${i}]`;
-      const rendered = renderMarkers(input.data, scopeOf(this.previous, interim, this.randstrScope()));
+      const rendered = renderMarkers(input.data, scopeOf(this.previous, interim, this.randstrScope(), oast.layer));
       if (rendered.errors.length) {
         stats.connectionsFailed++;
         this.warn(`could not evaluate the input: ${rendered.errors.join('; ')}`, inputPath);
@@ -330,14 +333,25 @@ class NetworkTemplateRun {
       for (const [k, v] of Object.entries({ ...event, ...named })) this.previous[`${block.id}_${k}`] = v;
       for (const [k, v] of scope.local) this.previous[`${block.id}_${k}`] = v;
     }
-    if (!op) return false;
-    for (const r of networkResults(this.tpl, block.matchers.length > 0, op, { matched: a.actual, request, response: raw })) {
+    const evidence = { matched: a.actual, request, response: raw };
+    if (op) this.addResults(block, op, evidence);
+    // the event again with each interaction of this connection's URL (engine/oast.ts)
+    const evaluate = (fields: Record<string, DslValue>) => {
+      const again = executeOperators(block, new MutableScope(scopeOf(event, this.previous, interim, named, fields)), a.unsupported, networkPart);
+      if (again) this.addResults(block, again, evidence);
+      return again?.matched ?? false;
+    };
+    const oastMatched = await evaluateInteractions(oast, block, deps, evaluate, (message) => this.warn(message, block.path));
+    return oastMatched || (op?.matched ?? false);
+  }
+
+  private addResults(block: NetworkRequestBlock, op: OperatorResult, evidence: { matched: string; request: string; response: string }) {
+    for (const r of networkResults(this.tpl, block.matchers.length > 0, op, evidence)) {
       const key = JSON.stringify([r.matcherName ?? '', r.extractorName ?? '', r.matchedUrl, r.extractedResults]);
       if (this.resultKeys.has(key)) continue;
       this.resultKeys.add(key);
       this.results.push(r);
     }
-    return op.matched;
   }
 }
 
@@ -362,7 +376,8 @@ export async function runNetworkTemplates(templates: NucleiTemplate[], target: N
   let next = 0;
   const worker = async () => {
     for (let i = next++; i < runnable.length && !deps.signal?.aborted; i = next++) {
-      const tpl = runnable[i]!;
+      // a template using OAST is skipped with the reason when there is no client to give it URLs
+      const tpl = deps.oast ? runnable[i]! : withoutOast(runnable[i]!);
       if (tpl.skip) {
         stats.templatesSkipped++;
         const w = { templateId: tpl.id, message: `template skipped: ${tpl.skip}` };
@@ -383,9 +398,4 @@ export async function runNetworkTemplates(templates: NucleiTemplate[], target: N
   const workers = Math.max(1, Math.min(deps.concurrency ?? 4, runnable.length || 1));
   await Promise.all(Array.from({ length: workers }, worker));
   return { results: perTemplate.flat(), warnings: ctx.warnings, stats };
-}
-
-/** Ports a template's network blocks name (`port:`), for callers choosing which open ports to run it on. */
-export function networkTemplatePorts(template: NucleiTemplate): number[] {
-  return [...new Set((template.network ?? []).flatMap((b) => b.ports))];
 }

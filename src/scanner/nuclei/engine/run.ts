@@ -14,7 +14,7 @@
  *  - cookies set by responses are sent with the template's later requests (unless `disable-cookie`)
  *
  * Safety choices (documented behaviour, not nuclei's):
- *  - a block containing a matcher we cannot evaluate (xpath, a regex RE2 refuses, unknown DSL helper, interactsh)
+ *  - a block containing a matcher we cannot evaluate (xpath, a regex RE2 refuses, unknown DSL helper)
  *    never matches: guessing could produce false positives; the parser already warned, the run warns again
  *  - network errors produce no event (no matcher runs on an empty response)
  *  - requests to another host than the target (absolute URLs in templates) are skipped unless allowed; other
@@ -24,40 +24,29 @@
  */
 import { randomInt } from 'node:crypto';
 import { renderMarkers, scopeOf, type DslRecord, type DslScope, type DslValue } from '../dsl/index.js';
-import type {
-  HttpRequestBlock,
-  HttpSendRequest,
-  HttpSendResponse,
-  NucleiTemplate,
-  RunDeps,
-  RunOutput,
-  RunStats,
-  RunWarning,
-  ScanTarget,
-  TemplateResult,
-} from '../types.js';
+import type { HttpRequestBlock, HttpSendRequest, HttpSendResponse, NucleiTemplate, RunDeps, RunStats, RunWarning, TemplateResult } from '../types.js';
 import { sameHost, splitUrl } from '../url-util.js';
-import { type TargetInfo, layersWithTarget, parseTarget } from './target.js';
+import { type TargetInfo, layersWithTarget } from './target.js';
 import { parseSetCookies, responseData } from './response.js';
 import { MutableScope, type OperatorResult, executeOperators } from './operators.js';
 import type { BuiltRequest } from './requests.js';
 import { buildBlockRequest } from './self-contained.js';
+import { iterateAllRounds, valueInRound } from './iterate-all.js';
 import { type CacheEntry, clusterKey } from './clustering.js';
 import { arrivalOrder, chainResponses } from './redirect-chain.js';
 import { raceCopies, sendTogether } from './race.js';
-import { runFlowTemplate } from './flow.js';
 import { resultEvents } from './result-event.js';
 import { isOnceRequest, payloadCombinations, payloadScope, type PayloadValues } from './payloads.js';
-import { iterateAllRounds, valueInRound } from './iterate-all.js';
+import { RequestOast, evaluateInteractions, perRequestVariables, renderRequestVariables } from './oast.js';
 
-const DEFAULT_USER_AGENT = 'Mozilla/5.0 (compatible; Perimeter-Nuclei/1.0)';
+/** The event of a request that failed, for its interactions only: no status, no body, the request as built. */
+function unanswered(req: BuiltRequest): HttpSendResponse {
+  const head = [`${req.method} ${req.url}`, ...Object.entries(req.headers).map(([k, v]) => `${k}: ${v}`)].join('\r\n');
+  return { status: 0, headers: {}, body: '', durationMs: 0, rawRequest: `${head}\r\n\r\n${req.body ?? ''}`, rawResponse: '', finalUrl: req.url };
+}
 
 /** How the warning that a template reached its request cap begins (callers recognise it by this prefix). */
 export const REQUEST_CAP_WARNING = 'request limit of';
-
-export function createRunStats(): RunStats {
-  return { requestsSent: 0, requestsSaved: 0, requestsFailed: 0, templatesRun: 0, templatesSkipped: 0 };
-}
 
 const RANDSTR_CHARS = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
 
@@ -93,6 +82,8 @@ export class TemplateRun {
   private readonly randstr = new Map<string, string>();
   private readonly vars: Record<string, string> = {};
   private readonly pendingVars = new Set<string>();
+  /** Variables using `{{interactsh-url}}`: rendered for each request with its own OAST URL (engine/oast.ts). */
+  private readonly oastVars: Set<string>;
   private requestCount = 0;
   /** Which extracted value of each dynamic name requests get (`iterate-all` rounds; 0 otherwise: the first). */
   private dynamicRound = 0;
@@ -102,7 +93,8 @@ export class TemplateRun {
     private readonly ctx: RunContext,
     private readonly flow?: FlowHooks,
   ) {
-    for (const [name] of tpl.variables) this.pendingVars.add(name);
+    this.oastVars = perRequestVariables(tpl);
+    for (const [name] of tpl.variables) if (!this.oastVars.has(name)) this.pendingVars.add(name);
   }
 
   /** One block called by a flow (`http(2)`); results accumulate in `results`. */
@@ -125,8 +117,11 @@ export class TemplateRun {
     this.ctx.deps.onWarning?.(w);
   }
 
-  /** Scope with: dynamic values < target variables (added later) < template variables < constants < randstr. */
-  private baseLayers(): DslScope {
+  /**
+   * Scope with: dynamic values < target variables (added later) < template variables < constants < randstr; a
+   * request's OAST layer gives its `{{interactsh-url}}` and the variables using it.
+   */
+  private baseLayers(request?: { vars: DslRecord; oast: DslScope }): DslScope {
     const dynamic: DslRecord = Object.create(null) as DslRecord;
     for (const [k, v] of this.dynamic) {
       dynamic[k] = valueInRound(v, this.dynamicRound);
@@ -148,7 +143,14 @@ export class TemplateRun {
         return v;
       },
     };
-    return scopeOf(this.previous, dynamic, this.vars, this.tpl.constants, randstr, this.flow?.context);
+    const vars = request ? { ...this.vars, ...request.vars } : this.vars;
+    return scopeOf(this.previous, dynamic, vars, this.tpl.constants, randstr, request?.oast, this.flow?.context);
+  }
+
+  /** This request's values of the variables using `{{interactsh-url}}` (one URL per request, as nuclei). */
+  private requestLayers(oast: RequestOast): { vars: DslRecord; oast: DslScope } {
+    const scopeWith = (vars: DslRecord) => layersWithTarget(this.baseLayers({ vars, oast: oast.layer }), this.ctx.target, false);
+    return { vars: renderRequestVariables(this.tpl, this.oastVars, scopeWith), oast: oast.layer };
   }
 
   /** Evaluate template variables once each, as soon as everything they use is known (values stay stable). */
@@ -208,6 +210,8 @@ export class TemplateRun {
     // Without payloads the entries run once; with them once per combination (nuclei's requestGenerator).
     const rounds: Iterable<PayloadValues | undefined> = block.payloads ? payloadCombinations(block.payloads) : [undefined];
     let round = 0;
+    // Interactions of requests that carried an OAST URL arrive while the block goes on; the block ends with them.
+    const oastWaits: Promise<boolean>[] = [];
     combinations: for (const payload of rounds) {
       round++;
       for (let i = 0; i < last; i++) {
@@ -225,7 +229,8 @@ export class TemplateRun {
             break combinations;
           }
           this.resolveVariables();
-          const layers = payloadScope(this.baseLayers(), payload, (scope) => layersWithTarget(scope, this.ctx.target, false));
+          const oast = new RequestOast(this.ctx.deps.oast);
+          const layers = payloadScope(this.baseLayers(this.requestLayers(oast)), payload, (scope) => layersWithTarget(scope, this.ctx.target, false));
           const entryPath = `${block.path}.${isRaw ? 'raw' : 'path'}[${i}]`;
           const built = buildBlockRequest(block, entries[i], this.ctx.target, layers, this.ctx.userAgent, this.cookies);
           if (!built.ok) {
@@ -267,9 +272,17 @@ export class TemplateRun {
             },
           );
           const strip = !isRaw && /\{\{\s*BaseURL\s*\}\}\//.test(entries[i]);
+          const at = { index: i, layers, strip, indexed, cannotMatch: unsupported.length > 0 };
+          const waitFor = (resp: HttpSendResponse) => {
+            const evaluate = (fields: Record<string, DslValue>) => this.handleInteraction(block, req, resp, at, fields);
+            oastWaits.push(evaluateInteractions(oast, block, this.ctx.deps, evaluate, (message) => this.warn(message, entryPath)));
+          };
+          // a request that got no answer (a target busy running the payload) may still have called back (nuclei)
+          if (!responses.length) waitFor(unanswered(req));
           let stop = false;
           for (const resp of responses) {
-            const outcome = this.handleResponse(block, req, resp, { index: i, layers, strip, indexed, cannotMatch: unsupported.length > 0 });
+            const outcome = this.handleResponse(block, req, resp, at);
+            waitFor(resp);
             if (outcome.matched) blockMatched = true;
             if (outcome.stop) {
               stop = true;
@@ -281,7 +294,26 @@ export class TemplateRun {
       }
     }
     this.dynamicRound = 0;
+    for (const matched of await Promise.all(oastWaits)) if (matched) blockMatched = true;
     return blockMatched;
+  }
+
+  /** The final response's event again, with one interaction's fields (engine/oast.ts); true when it matched. */
+  private handleInteraction(
+    block: HttpRequestBlock,
+    req: BuiltRequest,
+    resp: HttpSendResponse,
+    at: { layers: DslScope; strip: boolean; indexed: Record<string, DslValue>; cannotMatch: boolean },
+    fields: Record<string, DslValue>,
+  ): boolean {
+    const output = { ...responseData(resp, req.url, this.ctx.target?.input ?? req.url, this.tpl.id), ...fields };
+    const scope = new MutableScope(scopeOf(layersWithTarget(at.layers, this.ctx.target, at.strip), at.indexed, output));
+    const op = executeOperators(block, scope, at.cannotMatch);
+    this.flow?.onEvent(block, output, op);
+    if (!op) return false;
+    for (const [k, v] of op.dynamicValues) this.dynamic.set(k, v);
+    this.emit(block, op, resp, req);
+    return op.matched;
   }
 
   /** Cookies, then operators on the final response and each redirect response of its chain (nuclei's respChain). */
@@ -357,50 +389,4 @@ export class TemplateRun {
       this.results.push(r);
     }
   }
-}
-
-/**
- * Run templates against a target and return findings plus run-time warnings and counters.
- * Templates run with bounded concurrency; results keep the order of `templates`.
- */
-export function createRunContext(target: ScanTarget, deps: RunDeps): RunContext {
-  return {
-    target: target.baseUrl === undefined ? undefined : parseTarget(target.baseUrl),
-    deps,
-    stats: deps.stats ?? createRunStats(),
-    warnings: [],
-    cache: deps.cluster ? new Map() : undefined,
-    userAgent: deps.userAgent ?? DEFAULT_USER_AGENT,
-    timeoutMs: deps.timeoutMs ?? 10_000,
-    maxRequests: Math.max(1, deps.maxRequestsPerTemplate ?? 100),
-  };
-}
-
-export async function runTemplatesDetailed(templates: NucleiTemplate[], target: ScanTarget, deps: RunDeps): Promise<RunOutput> {
-  const ctx = createRunContext(target, deps);
-  const stats = ctx.stats;
-  const perTemplate: TemplateResult[][] = templates.map(() => []);
-  let next = 0;
-  const worker = async () => {
-    for (;;) {
-      const i = next++;
-      if (i >= templates.length) return;
-      if (deps.signal?.aborted) return;
-      try {
-        perTemplate[i] = templates[i].flow ? await runFlowTemplate(templates[i], ctx) : await new TemplateRun(templates[i], ctx).run();
-      } catch (err) {
-        const w = { templateId: templates[i].id, message: `template failed: ${(err as Error).message}` };
-        ctx.warnings.push(w);
-        deps.onWarning?.(w);
-      }
-    }
-  };
-  const workers = Math.max(1, Math.min(deps.concurrency ?? 4, templates.length || 1));
-  await Promise.all(Array.from({ length: workers }, worker));
-  return { results: perTemplate.flat(), warnings: ctx.warnings, stats };
-}
-
-/** Run templates against a target; see runTemplatesDetailed for warnings and counters (or pass `deps.stats`). */
-export async function runTemplates(templates: NucleiTemplate[], target: ScanTarget, deps: RunDeps): Promise<TemplateResult[]> {
-  return (await runTemplatesDetailed(templates, target, deps)).results;
 }

@@ -42,16 +42,12 @@ export function checkBlockFields(ctx: Ctx, raw: Record<string, unknown>, segs: S
 }
 
 /**
- * Markers in what the block sends: unknown helpers, interactsh and variables nobody provides make the block
+ * Markers in what the block sends: unknown helpers and variables nobody provides make the block
  * unrunnable (nuclei would not send it either). `provided` are the protocol's input variables plus template
  * variables, constants and extractor names.
  */
 export function checkSentText(ctx: Ctx, skipped: boolean, texts: string[], segs: Seg[], provided: ReadonlySet<string>, protocol: string): string[] {
   const reasons: string[] = [];
-  if (texts.some((s) => /interactsh/i.test(s))) {
-    reasons.push('interactsh (OAST) is not supported');
-    ctx.warn('interactsh (OAST) placeholders are not supported; this request block is skipped', segs);
-  }
   const unknownFns = new Set<string>();
   for (const text of texts) for (const f of markerUnknownFunctions(text)) unknownFns.add(f);
   if (unknownFns.size) {

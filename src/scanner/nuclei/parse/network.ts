@@ -186,10 +186,6 @@ export function parseNetworkBlock(
 
   // what is sent: host entries and input data
   const sent = [...addresses.map((a) => a.address), ...inputs.map((i) => i.data)];
-  if (sent.some((s) => /interactsh/i.test(s))) {
-    skipReasons.push('interactsh (OAST) is not supported');
-    ctx.warn('interactsh (OAST) placeholders are not supported; this request block is skipped', segs);
-  }
   const unknownFns = new Set<string>();
   for (const text of sent) for (const f of markerUnknownFunctions(text)) unknownFns.add(f);
   if (unknownFns.size) {

@@ -90,7 +90,6 @@ export function parseMatcher(ctx: Ctx, raw: unknown, segs: Seg[], index: number)
         m.binary = words.map((w) => Uint8Array.from(isHex(w) && w !== '' ? Buffer.from(w, 'hex') : Buffer.from(w, 'utf8')));
       } else m.words.push(...words);
       if (m.caseInsensitive) m.words = m.words.map((w) => w.toLowerCase());
-      if (m.words.some((w) => /interactsh/i.test(w))) unsupported.push('interactsh (OAST) is not supported');
       break;
     }
     case 'regex': {
@@ -118,9 +117,6 @@ export function parseMatcher(ctx: Ctx, raw: unknown, segs: Seg[], index: number)
         const { compiled, unsupported: why } = compileDsl(ctx, src, [...segs, 'dsl', i]);
         m.dsl.push(compiled);
         if (why) unsupported.push(why);
-        if (/interactsh_/.test(src)) {
-          unsupported.push('interactsh (OAST) is not supported');
-        }
       });
       break;
     }
@@ -136,12 +132,8 @@ export function parseMatcher(ctx: Ctx, raw: unknown, segs: Seg[], index: number)
       m.xpath = checkedXPath(ctx, requireList(ctx.strList(raw, 'xpath', segs), 'xpath'), segs, unsupported);
       break;
   }
-  if (/^interactsh/.test(m.part)) {
-    unsupported.push('interactsh (OAST) is not supported');
-  }
   if (unsupported.length) {
     m.unsupported = [...new Set(unsupported)].join('; ');
-    if (m.unsupported.includes('interactsh')) ctx.warn('interactsh (OAST) matchers are not supported; this matcher cannot be evaluated', segs);
   }
   return m;
 }

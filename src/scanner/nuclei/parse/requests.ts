@@ -153,12 +153,8 @@ export function parseBlock(
   if (payloadSpec.skip) skipReasons.push(payloadSpec.skip);
   const payloadNames = new Set(payloadSpec.payloads?.sets.map((s) => s.name));
 
-  // interactsh / OAST anywhere in what we would send
+  // `{{interactsh-url}}` is an OAST URL given at run time (engine/oast.ts), or the template is skipped without OAST
   const requestTexts = [...paths, ...rawReqs, ...Object.values(headers), body ?? ''];
-  if (requestTexts.some((s) => /\{\{\s*interactsh-url\s*\}\}|interactsh/i.test(s))) {
-    skipReasons.push('interactsh (OAST) is not supported');
-    ctx.warn('interactsh (OAST) placeholders are not supported; this request block is skipped', segs);
-  }
   // '§' payload markers
   if (requestTexts.some((s) => /§[^§\s]+§/.test(s))) {
     skipReasons.push('payload markers (§name§) are not supported');

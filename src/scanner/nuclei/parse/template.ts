@@ -6,7 +6,7 @@
  *   is returned then.
  * - Features the engine does not implement are `warnings` with their path, and are skipped at run time:
  *   a request block using payloads/attack modes, race, pipeline, unsafe raw requests, fuzzing, signatures,
- *   digest auth or interactsh (OAST) is not sent; an xpath matcher, an untranslatable
+ *   digest auth is not sent (`{{interactsh-url}}` is given at run time, engine/oast.ts); an xpath matcher, an untranslatable
  *   regex or a DSL expression calling an unknown helper makes its matcher "unsupported", and a request block with
  *   an unsupported matcher never matches (see engine/: we prefer a missed finding to a false one); xpath / jq
  *   extractors we cannot run are skipped.
@@ -147,7 +147,6 @@ export function parseTemplate(text: string, options: ParseOptions = {}): ParseRe
         const unknown = markerUnknownFunctions(value);
         if (unknown.length)
           ctx.warn(`unknown helper function${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')}; requests using this variable are skipped`, ['variables', k]);
-        if (/interactsh/i.test(value)) ctx.warn('interactsh (OAST) is not supported; requests using this variable are skipped', ['variables', k]);
         variables.push([k, value]);
         knownVars.add(k);
       }
