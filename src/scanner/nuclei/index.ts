@@ -18,6 +18,7 @@ export {
 export { combinationCount, payloadCombinations } from './engine/payloads.js';
 export { runTemplates, runTemplatesDetailed, createRunStats, REQUEST_CAP_WARNING } from './engine/run.js';
 export { clusterKey } from './engine/clustering.js';
+export { computeJarm, JARM_DEFAULT_TIMEOUT_MS, ZERO_JARM, type JarmOptions, type JarmResult } from './jarm/index.js';
 export { runDnsTemplates, runDnsTemplatesDetailed } from './engine/dns.js';
 export { createDnsResolver, dnsResolverFromClient } from './dns-resolver.js';
 export { runSslTemplates, runSslTemplatesDetailed, sslResponse } from './engine/ssl.js';

@@ -20,6 +20,7 @@ import type { NucleiTemplate, RunWarning, TemplateResult } from '../types.js';
 import { addressVariables, inputAddress, networkInput, networkPart, networkResults } from './network-event.js';
 import { SocketReader, splitHostPort, writeWithTimeout } from './network-io.js';
 import { executeOperators, MutableScope } from './operators.js';
+import { JarmCache, jarmArguments } from '../jarm/precompute.js';
 
 const RANDSTR_CHARS = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
 
@@ -36,6 +37,8 @@ interface Ctx {
   readTimeoutMs: number;
   maxReadBytes: number;
   maxConnections: number;
+  /** `jarm(host:port)` fingerprints of this run (computed before the operators, which are synchronous). */
+  jarm: JarmCache;
 }
 
 function hexBytes(text: string): Buffer | undefined {
@@ -115,6 +118,15 @@ class NetworkTemplateRun {
       if (await this.runBlock(block, unsupported.length > 0)) matched = true;
     }
     return this.results;
+  }
+
+  /** Fingerprints the block's `jarm()` calls ask for, as a scope layer (see jarm/precompute.ts). */
+  private async jarmLayer(block: NetworkRequestBlock, scope: DslScope): Promise<DslRecord | undefined> {
+    const args = jarmArguments(block);
+    if (!args.length) return undefined;
+    const { layer, warnings } = await this.ctx.jarm.layer(args, scope, this.ctx.target.host, this.ctx.deps.allowOffTargetHosts === true);
+    for (const w of warnings) this.warn(w, block.path);
+    return layer;
   }
 
   /** nuclei ExecuteWithResults: which inputs (host / host:port) the block runs on. */
@@ -324,7 +336,9 @@ class NetworkTemplateRun {
       'template-id': this.tpl.id,
     };
     if ((socket as { remoteAddress?: string }).remoteAddress) event.ip = (socket as { remoteAddress?: string }).remoteAddress!;
-    const scope = new MutableScope(scopeOf(event, this.previous, interim, named));
+    const jarm = await this.jarmLayer(block, scopeOf(event, this.previous, interim, named));
+    if (this.aborted()) return false;
+    const scope = new MutableScope(scopeOf(jarm, event, this.previous, interim, named));
     const op = executeOperators(block, scope, a.unsupported, networkPart);
     if (block.id) {
       for (const [k, v] of Object.entries({ ...event, ...named })) this.previous[`${block.id}_${k}`] = v;
@@ -356,6 +370,7 @@ export async function runNetworkTemplates(templates: NucleiTemplate[], target: N
     readTimeoutMs: deps.readTimeoutMs ?? 5_000,
     maxReadBytes: Math.max(1, deps.maxReadBytes ?? 1024 * 1024),
     maxConnections: Math.max(1, deps.maxConnectionsPerTemplate ?? 50),
+    jarm: new JarmCache({ connect: deps.connect, timeoutMs: deps.jarmTimeoutMs, signal: deps.signal }),
   };
   const runnable = templates.filter((t) => t.network?.length);
   const perTemplate: TemplateResult[][] = runnable.map(() => []);
