@@ -11,7 +11,13 @@ import net from 'node:net';
 import type { Duplex } from 'node:stream';
 import tls from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createNodeNetworkConnector, type NetworkConnector, parseTemplate } from '../../src/scanner/nuclei/index.js';
+import {
+  createNodeNetworkConnector,
+  createNodeTlsConnector,
+  type NetworkConnector,
+  parseTemplate,
+  runSslTemplatesDetailed,
+} from '../../src/scanner/nuclei/index.js';
 import { buildClientHello, computeJarm, JARM_PROBES, jarmHash, readServerHello, ZERO_JARM } from '../../src/scanner/nuclei/jarm/index.js';
 import { reorder } from '../../src/scanner/nuclei/jarm/probes.js';
 import { makeCertificates, type TestCertificates } from '../scanner/helpers.js';
@@ -234,5 +240,31 @@ describe('jarm() in network templates', () => {
     expect(out.results).toEqual([]);
     expect(out.warnings.map((w) => w.message)).toContain('jarm("192.0.2.1:443") not computed: it is not the target 127.0.0.1');
     expect(asked.every((a) => a.host === '127.0.0.1')).toBe(true);
+  });
+});
+
+describe('ssl jarm_hash', () => {
+  const sslTemplate = (expr: string, id = 'ssl-jarm') =>
+    `id: ${id}\ninfo:\n  name: T\n  author: a\n  severity: info\nssl:\n  - address: "{{Host}}:{{Port}}"\n    matchers:\n      - type: dsl\n        dsl:\n          - "${expr}"\n`;
+
+  it('parses without the "not computed" warning', () => {
+    const r = parseTemplate(sslTemplate(`jarm_hash == '${JARM_DEFAULT_H2}'`));
+    expect(r.warnings).toEqual([]);
+    expect(r.template!.ssl![0]!.matchers[0]!.unsupported).toBeUndefined();
+  });
+
+  it('is the JARM of the address when a block reads it, through jarmConnect; without it: warning, no match', async () => {
+    const { connect: jarmConnect, asked } = recording();
+    const template = parseTemplate(sslTemplate(`jarm_hash == '${JARM_DEFAULT_H2}'`)).template!;
+    const other = parseTemplate(sslTemplate(`jarm_hash == '${JARM_TLS12_TWO_CIPHERS}'`, 'ssl-other')).template!;
+    const plain = parseTemplate(sslTemplate(`tls_version == 'tls13'`, 'ssl-tls13')).template!;
+    const target = { host: '127.0.0.1', port: h2Port };
+    const out = await runSslTemplatesDetailed([template, other, plain], target, { connect: createNodeTlsConnector(), jarmConnect, jarmTimeoutMs: 3000 });
+    expect(out.results.map((r) => r.templateId).sort()).toEqual(['ssl-jarm', 'ssl-tls13']);
+    // one fingerprint for both templates reading jarm_hash, none for the one that does not
+    expect(asked).toHaveLength(10);
+    const without = await runSslTemplatesDetailed([template], target, { connect: createNodeTlsConnector() });
+    expect(without.results).toEqual([]);
+    expect(without.warnings.map((w) => w.message)).toContain('jarm_hash not computed: this run has no plain TCP connector for JARM probes (jarmConnect)');
   });
 });

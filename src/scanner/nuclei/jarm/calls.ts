@@ -33,3 +33,12 @@ export function usesJarm(ast: DslNode | undefined): boolean {
   collectCalls(ast, out);
   return out.length > 0;
 }
+
+/** Whether a block's matchers or extractors read `field` (as their part or in a dsl expression). */
+export function readsField(
+  block: { matchers: Array<{ part: string; dsl: CompiledDsl[] }>; extractors: Array<{ part: string; dsl: CompiledDsl[] }> },
+  field: string,
+): boolean {
+  const word = new RegExp(`\\b${field}\\b`);
+  return [...block.matchers, ...block.extractors].some((item) => item.part === field || item.dsl.some((d) => word.test(d.source)));
+}
