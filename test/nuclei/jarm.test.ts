@@ -194,7 +194,7 @@ describe('computeJarm on loopback', () => {
     expect(Date.now() - started).toBeLessThan(1500);
   });
 
-  it('refuses nothing itself: a connector that refuses (scope guard) fails every probe', async () => {
+  it('goes through the connector only: one that refuses (the scope guard) fails every probe, 62 zeros', async () => {
     const refuse: NetworkConnector = () => Promise.reject(new Error('address 127.0.0.1 is out of scope'));
     const r = await computeJarm('127.0.0.1', h2Port, { connect: refuse as (req: Parameters<NetworkConnector>[0]) => Promise<Duplex> });
     expect(r.hash).toBe(ZERO_JARM);

@@ -20,7 +20,7 @@ import type { NucleiTemplate, RunWarning, TemplateResult } from '../types.js';
 import { addressVariables, inputAddress, networkInput, networkPart, networkResults } from './network-event.js';
 import { SocketReader, splitHostPort, writeWithTimeout } from './network-io.js';
 import { executeOperators, MutableScope } from './operators.js';
-import { JarmCache, jarmArguments } from '../jarm/precompute.js';
+import { JarmCache } from '../jarm/precompute.js';
 
 const RANDSTR_CHARS = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
 
@@ -118,15 +118,6 @@ class NetworkTemplateRun {
       if (await this.runBlock(block, unsupported.length > 0)) matched = true;
     }
     return this.results;
-  }
-
-  /** Fingerprints the block's `jarm()` calls ask for, as a scope layer (see jarm/precompute.ts). */
-  private async jarmLayer(block: NetworkRequestBlock, scope: DslScope): Promise<DslRecord | undefined> {
-    const args = jarmArguments(block);
-    if (!args.length) return undefined;
-    const { layer, warnings } = await this.ctx.jarm.layer(args, scope, this.ctx.target.host, this.ctx.deps.allowOffTargetHosts === true);
-    for (const w of warnings) this.warn(w, block.path);
-    return layer;
   }
 
   /** nuclei ExecuteWithResults: which inputs (host / host:port) the block runs on. */
@@ -336,9 +327,13 @@ class NetworkTemplateRun {
       'template-id': this.tpl.id,
     };
     if ((socket as { remoteAddress?: string }).remoteAddress) event.ip = (socket as { remoteAddress?: string }).remoteAddress!;
-    const jarm = await this.jarmLayer(block, scopeOf(event, this.previous, interim, named));
+    // fingerprints the block's jarm() calls ask for; all is read, so a one-client-at-a-time service is freed first
+    const jarm = await this.ctx.jarm.forBlock(block, scopeOf(event, this.previous, interim, named), this.ctx.target.host, deps.allowOffTargetHosts, () =>
+      socket.destroy(),
+    );
+    for (const w of jarm.warnings) this.warn(w, block.path);
     if (this.aborted()) return false;
-    const scope = new MutableScope(scopeOf(jarm, event, this.previous, interim, named));
+    const scope = new MutableScope(scopeOf(jarm.layer, event, this.previous, interim, named));
     const op = executeOperators(block, scope, a.unsupported, networkPart);
     if (block.id) {
       for (const [k, v] of Object.entries({ ...event, ...named })) this.previous[`${block.id}_${k}`] = v;

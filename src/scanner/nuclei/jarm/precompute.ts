@@ -8,6 +8,7 @@ import { type DslNode, type DslRecord, type DslScope, evaluateDsl } from '../dsl
 import { jarmScopeKey } from '../dsl/helpers/jarm.js';
 import { splitHostPort } from '../engine/network-io.js';
 import type { NetworkConnector } from '../network-types.js';
+import { jarmArguments } from './calls.js';
 import { computeJarm, type JarmResult } from './index.js';
 
 export { jarmArguments } from './calls.js';
@@ -33,6 +34,20 @@ export class JarmCache {
       this.results.set(key, result);
     }
     return result;
+  }
+
+  /** `layer` for a block's `jarm()` calls; `beforeProbes` runs first when there are any (empty layer otherwise). */
+  async forBlock(
+    block: Parameters<typeof jarmArguments>[0],
+    scope: DslScope,
+    targetHost: string,
+    allowOffTarget: boolean | undefined,
+    beforeProbes?: () => void,
+  ): Promise<{ layer: DslRecord | undefined; warnings: string[] }> {
+    const args = jarmArguments(block);
+    if (!args.length) return { layer: undefined, warnings: [] };
+    beforeProbes?.();
+    return this.layer(args, scope, targetHost, allowOffTarget === true);
   }
 
   /**
