@@ -74,8 +74,8 @@ http:
     }
   });
 
-  it('still warns about jarm, which is not implemented', () => {
+  it('warns about jarm in http blocks: fingerprints are computed for network blocks only', () => {
     const r = parseTemplate(template("jarm(Host) == 'x'"));
-    expect(r.template!.requests[0].matchers[0].unsupported).toContain('jarm');
+    expect(r.template!.requests[0].matchers[0].unsupported).toBe('jarm() is only computed in network (tcp) blocks');
   });
 });

@@ -189,8 +189,10 @@ describe('parseTemplate: network blocks', () => {
     );
     expect(payloads.template!.network![0]!.skip).toContain('payloads');
     expect(messages(payloads.warnings)).toContain('tcp[0].payloads.user: payloads with aggression levels (low/medium/high) are not supported');
-    const jarm = parseTemplate(`${head}tcp:\n  - host: ["{{Hostname}}"]\n    matchers:\n      - type: dsl\n        dsl: ["jarm(Hostname) == 'abc'"]\n`);
-    expect(jarm.template!.network![0]!.matchers[0]!.unsupported).toContain('jarm');
+    const unknownHelper = parseTemplate(
+      `${head}tcp:\n  - host: ["{{Hostname}}"]\n    matchers:\n      - type: dsl\n        dsl: ["resolve(Hostname) == 'abc'"]\n`,
+    );
+    expect(unknownHelper.template!.network![0]!.matchers[0]!.unsupported).toContain('resolve');
     const oast = parseTemplate(
       `${head}tcp:\n  - host: ["{{Hostname}}"]\n    inputs:\n      - data: "{{interactsh-url}}"\n    matchers:\n      - type: word\n        words: [x]\n`,
     );

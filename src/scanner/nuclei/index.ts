@@ -19,6 +19,7 @@ export { combinationCount, payloadCombinations } from './engine/payloads.js';
 export { REQUEST_CAP_WARNING } from './engine/run.js';
 export { runTemplates, runTemplatesDetailed, createRunStats } from './engine/run-templates.js';
 export { clusterKey } from './engine/clustering.js';
+export { computeJarm, JARM_DEFAULT_TIMEOUT_MS, ZERO_JARM, type JarmOptions, type JarmResult } from './jarm/index.js';
 export { runDnsTemplates, runDnsTemplatesDetailed } from './engine/dns.js';
 export { createDnsResolver, dnsResolverFromClient } from './dns-resolver.js';
 export { runSslTemplates, runSslTemplatesDetailed, sslResponse } from './engine/ssl.js';

@@ -99,6 +99,8 @@ export interface NetworkRunDeps {
   maxReadBytes?: number;
   /** Upper bound of connections one template may open (probes included). Default 50. */
   maxConnectionsPerTemplate?: number;
+  /** Per-probe connect/read timeout of `jarm()` fingerprints (ten probes, one after the other). Default 10 000 ms (nuclei's). */
+  jarmTimeoutMs?: number;
   /** Templates run concurrently. Default 4. */
   concurrency?: number;
   /** Allow host entries naming another host than the target's. Default false: skipped with a warning. */

@@ -1,6 +1,13 @@
 import { mapBounded } from '../../concurrency.js';
 import type { DiscoveryDnsClient } from '../discovery/index.js';
-import { createNodeTlsConnector, dnsResolverFromClient, runDnsTemplatesDetailed, runSslTemplatesDetailed, type NucleiTemplate } from './index.js';
+import {
+  createNodeNetworkConnector,
+  createNodeTlsConnector,
+  dnsResolverFromClient,
+  runDnsTemplatesDetailed,
+  runSslTemplatesDetailed,
+  type NucleiTemplate,
+} from './index.js';
 import { hostAssetKey, serviceAssetKey, type AssetRef } from '../index.js';
 import { pinnedLookup, type RunnableTemplate, type TemplateScanDeps, type TemplateScanResult } from './run-on-web.js';
 import { collectRuns, protocolRun } from './run-results.js';
@@ -70,6 +77,9 @@ export async function runTemplatesOnTlsServices(
     const connector = createNodeTlsConnector({ lookup: pinnedLookup({ host, address: endpoint.address }, deps.guard) });
     const limiter = deps.limiter;
     const connect: typeof connector = limiter ? (request) => limiter.run(endpoint.address, () => connector(request)) : connector;
+    // jarm_hash: ten plain TCP probes, through the same pinned scope-guard lookup and limiter
+    const tcp = createNodeNetworkConnector({ lookup: pinnedLookup({ host, address: endpoint.address }, deps.guard) });
+    const jarmConnect: typeof tcp = limiter ? (request) => limiter.run(endpoint.address, () => tcp(request)) : tcp;
     const asset: AssetRef = {
       type: 'service',
       key: serviceAssetKey({ address: endpoint.address, port: endpoint.port, transport: 'tcp' }),
@@ -82,6 +92,7 @@ export async function runTemplatesOnTlsServices(
       { host, port: endpoint.port },
       {
         connect,
+        jarmConnect,
         timeoutMs: deps.timeoutMs,
         concurrency: deps.templateConcurrency ?? 4,
         maxRequestsPerTemplate: deps.maxRequestsPerTemplate,

@@ -8,7 +8,7 @@
 import type { DslNode } from './dsl/index.js';
 import type { GoRegex } from './goregex.js';
 import type { JqProgram } from './jq.js';
-import type { NetworkRequestBlock } from './network-types.js';
+import type { NetworkConnector, NetworkRequestBlock } from './network-types.js';
 import type { BlockPayloads } from './parse/payloads.js';
 import type { OastClient } from './oast.js';
 
@@ -526,4 +526,8 @@ export interface SslRunDeps extends HostRunDeps {
   connect: TlsConnector;
   /** Allow an `address` that is not the target's host:port. Default false: such blocks are skipped. */
   allowOffTargetRequests?: boolean;
+  /** Plain TCP connector for `jarm_hash` (ten JARM probes per host:port and run); without it jarm_hash is not computed (warning). */
+  jarmConnect?: NetworkConnector;
+  /** Per-probe timeout of those probes. Default 10 000 ms. */
+  jarmTimeoutMs?: number;
 }

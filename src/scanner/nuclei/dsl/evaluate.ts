@@ -34,7 +34,7 @@ export function evaluateDsl(node: DslNode, scope: DslScope): DslValue {
         throw new DslEvalError(`invalid number of arguments for ${node.name}: ${node.args.length}`);
       }
       const args = node.args.map((a) => evaluateDsl(a, scope));
-      return def.fn(args);
+      return def.fn(args, scope);
     }
     case 'bin':
       return evalBinary(node, scope);

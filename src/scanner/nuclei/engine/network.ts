@@ -23,6 +23,7 @@ import { SocketReader, splitHostPort, writeWithTimeout } from './network-io.js';
 import { executeOperators, MutableScope, type OperatorResult } from './operators.js';
 import { RequestOast, evaluateInteractions, perRequestVariables, renderRequestVariables } from './oast.js';
 import { withoutOast } from '../oast.js';
+import { JarmCache } from '../jarm/precompute.js';
 
 const RANDSTR_CHARS = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
 
@@ -35,6 +36,8 @@ interface Ctx {
   readTimeoutMs: number;
   maxReadBytes: number;
   maxConnections: number;
+  /** `jarm(host:port)` fingerprints of this run (computed before the operators, which are synchronous). */
+  jarm: JarmCache;
 }
 
 class NetworkTemplateRun {
@@ -327,7 +330,13 @@ class NetworkTemplateRun {
       'template-id': this.tpl.id,
     };
     if ((socket as { remoteAddress?: string }).remoteAddress) event.ip = (socket as { remoteAddress?: string }).remoteAddress!;
-    const scope = new MutableScope(scopeOf(event, this.previous, interim, named));
+    // fingerprints the block's jarm() calls ask for; all is read, so a one-client-at-a-time service is freed first
+    const jarm = await this.ctx.jarm.forBlock(block, scopeOf(event, this.previous, interim, named), this.ctx.target.host, deps.allowOffTargetHosts, () =>
+      socket.destroy(),
+    );
+    for (const w of jarm.warnings) this.warn(w, block.path);
+    if (this.aborted()) return false;
+    const scope = new MutableScope(scopeOf(jarm.layer, event, this.previous, interim, named));
     const op = executeOperators(block, scope, a.unsupported, networkPart);
     if (block.id) {
       for (const [k, v] of Object.entries({ ...event, ...named })) this.previous[`${block.id}_${k}`] = v;
@@ -370,6 +379,7 @@ export async function runNetworkTemplates(templates: NucleiTemplate[], target: N
     readTimeoutMs: deps.readTimeoutMs ?? 5_000,
     maxReadBytes: Math.max(1, deps.maxReadBytes ?? 1024 * 1024),
     maxConnections: Math.max(1, deps.maxConnectionsPerTemplate ?? 50),
+    jarm: new JarmCache({ connect: deps.connect, timeoutMs: deps.jarmTimeoutMs, signal: deps.signal }),
   };
   const runnable = templates.filter((t) => t.network?.length);
   const perTemplate: TemplateResult[][] = runnable.map(() => []);

@@ -7,8 +7,10 @@
  * run the operators. Matchers without `part` read `body`, which ssl does not have (nuclei); extractors
  * without `part` read the JSON `response`.
  *
+ * `jarm_hash` (tlsx's JARM of the address) is computed only for blocks whose operators read it, through
+ * `deps.jarmConnect`, once per host:port and run.
  * Not provided: `revoked` (needs OCSP/CRL fetches; matchers using it were marked unsupported at parse time),
- * JARM/JA3, version/cipher enumeration, SSLv3. A failed handshake produces no event.
+ * JA3, version/cipher enumeration, SSLv3. A failed handshake produces no event.
  */
 import { X509Certificate } from 'node:crypto';
 import { rootCertificates } from 'node:tls';
@@ -28,6 +30,8 @@ import type {
 import { type HostEvent, type HostProtocol, type HostTemplateRun, renderField, runHostTemplates } from './host-run.js';
 import type { PartResolver } from './operators.js';
 import { type CertificateFacts, isMismatched, isSelfSigned, readCertificate } from './x509-fields.js';
+import { readsField } from '../jarm/calls.js';
+import { JarmCache } from '../jarm/precompute.js';
 
 const NODE_VERSIONS: Record<Exclude<TlsVersionName, 'sslv3'>, TlsProbeRequest['minVersion']> = {
   tls10: 'TLSv1',
@@ -157,6 +161,7 @@ function executor(target: HostTarget, deps: SslRunDeps) {
     .trim()
     .replace(/^\[(.*)\]$/, '$1')
     .toLowerCase();
+  const jarm = deps.jarmConnect ? new JarmCache({ connect: deps.jarmConnect, timeoutMs: deps.jarmTimeoutMs, signal: deps.signal }) : undefined;
   return async (block: SslRequestBlock, scope: DslScope, run: HostTemplateRun<SslRequestBlock>): Promise<HostEvent | undefined> => {
     const address = renderField(block.address, scope, run, `${block.path}.address`);
     if (address === undefined) return undefined;
@@ -204,6 +209,10 @@ function executor(target: HostTarget, deps: SslRunDeps) {
     const data: Record<string, DslValue> = Object.create(null) as Record<string, DslValue>;
     Object.assign(data, { type: 'ssl', response, host: `${target.host}:${target.port ?? 443}`, matched: address, Port: split.port, 'template-id': run.tpl.id });
     Object.assign(data, built.fields);
+    if (readsField(block, 'jarm_hash')) {
+      if (jarm) data.jarm_hash = (await jarm.get(split.host, Number(split.port))).hash;
+      else run.warn('jarm_hash not computed: this run has no plain TCP connector for JARM probes (jarmConnect)', block.path);
+    }
     return { data, matched: address, request: `TLS handshake with ${address} (${req.minVersion}..${req.maxVersion})`, response };
   };
 }

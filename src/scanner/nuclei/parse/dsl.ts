@@ -2,6 +2,10 @@
 import { findMarkers, parseDsl } from '../dsl/index.js';
 import type { CompiledDsl } from '../types.js';
 import type { Ctx, Seg } from './context.js';
+import { usesJarm } from '../jarm/calls.js';
+
+/** Protocols whose runners compute `jarm()` fingerprints before evaluating (engine/network.ts). */
+const JARM_PROTOCOLS = new Set(['network', 'tcp']);
 
 /** Compile a DSL expression for a matcher/extractor. Returns the unsupported reason, if any. */
 export function compileDsl(ctx: Ctx, source: string, segs: Seg[]): { compiled: CompiledDsl; unsupported?: string } {
@@ -27,6 +31,11 @@ export function compileDsl(ctx: Ctx, source: string, segs: Seg[]): { compiled: C
     ctx.warn(`${reason} in ${JSON.stringify(source)}; it cannot be evaluated`, segs);
     return { compiled, unsupported: reason };
   }
+  if (usesJarm(parsed.ast) && !JARM_PROTOCOLS.has(String(segs[0]))) {
+    const reason = 'jarm() is only computed in network (tcp) blocks';
+    ctx.warn(`${reason}; ${JSON.stringify(source)} cannot be evaluated`, segs);
+    return { compiled, unsupported: reason };
+  }
   if (parsed.badArity.length) {
     const reason = `wrong number of arguments: ${parsed.badArity.join(', ')}`;
     ctx.warn(`${reason} in ${JSON.stringify(source)}; it cannot be evaluated`, segs);
@@ -40,6 +49,8 @@ export function markerUnknownFunctions(text: string): string[] {
   for (const m of findMarkers(text)) {
     const parsed = parseDsl(m.inner.trim());
     for (const f of parsed.unknownFunctions) out.add(f);
+    // fingerprints are computed for operators only, never for text that is sent
+    if (usesJarm(parsed.ast)) out.add('jarm');
     if (m.inner.includes('{{')) for (const f of markerUnknownFunctions(m.inner)) out.add(f);
   }
   return [...out];

@@ -18,7 +18,6 @@ const SCAN_MODES = ['auto', 'ctls', 'ztls', 'openssl'];
 /** DSL fields tlsx fills that we cannot compute honestly. */
 const UNAVAILABLE_FIELDS: Record<string, string> = {
   revoked: 'revocation (OCSP/CRL lookups) is not checked',
-  jarm_hash: 'JARM fingerprints are not computed',
   ja3_hash: 'JA3 fingerprints are not computed',
   ja3s_hash: 'JA3S fingerprints are not computed',
   version_enum: 'TLS version enumeration is not supported',

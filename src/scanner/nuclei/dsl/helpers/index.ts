@@ -9,6 +9,7 @@ import './archive.js';
 import './net.js';
 import './title.js';
 import './debug.js';
+import './jarm.js';
 import { FUNCTIONS } from './registry.js';
 
 export { setDslDebugSink, type DslDebugSink } from './debug.js';

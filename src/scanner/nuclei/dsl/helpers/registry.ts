@@ -1,12 +1,13 @@
 /** The table of DSL helper functions and the argument conversions the helper families share. */
 import { decodeBytes, encodeString } from '../../bytes.js';
-import { DslEvalError, type DslValue } from '../ast.js';
+import { DslEvalError, type DslScope, type DslValue } from '../ast.js';
 import { dslToString } from '../values.js';
 
 export interface FnDef {
   min: number;
   max: number;
-  fn: (args: DslValue[]) => DslValue;
+  /** `scope` is the evaluation's scope, for helpers that read values the runner computed before (jarm). */
+  fn: (args: DslValue[], scope: DslScope) => DslValue;
 }
 
 export const S = dslToString;
@@ -34,7 +35,7 @@ export function trimAll(s: string, cutset: string): string {
 
 export const FUNCTIONS = new Map<string, FnDef>();
 
-export function def(name: string, min: number, max: number, fn: (args: DslValue[]) => DslValue) {
+export function def(name: string, min: number, max: number, fn: (args: DslValue[], scope: DslScope) => DslValue) {
   FUNCTIONS.set(name, { min, max, fn });
 }
 
