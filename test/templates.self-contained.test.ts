@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import http from 'node:http';
 import { startTestApp, type TestApp } from './support/app.js';
 import { clientFor, type TestUser } from './support/client.js';
-import { addTarget, startScan, waitForScan, type Client } from './support/scans.js';
+import { addTarget, startScan, uploadTemplate, waitForScan, type Client } from './support/scans.js';
 import { listen, type Started } from './scanner/helpers.js';
 
 /**
@@ -55,18 +55,10 @@ afterAll(async () => {
   for (const site of sites) await site.close();
 });
 
+/** The shared upload (no warning: self-contained is no longer one), and {{token}} is a variable the workspace provides. */
 async function upload(user: TestUser, workspaceId: string, fileName: string, content: string) {
-  const created = await client.api('POST', '/api/v1/api/templates', { as: user, workspaceId, body: { fileName } });
-  expect(created.status).toBe(201);
-  const uploaded = await client.api('POST', '/api/v1/api/templates/upload', {
-    as: user,
-    workspaceId,
-    body: { templateId: created.body.id, fileContent: content },
-  });
-  expect(uploaded.status, JSON.stringify(uploaded.body)).toBe(200);
-  // No warning: self-contained is no longer one, and {{token}} is a variable the workspace provides.
-  expect(uploaded.body.warnings).toEqual([]);
-  expect(uploaded.body.template.userVariables).toEqual(['token']);
+  const template = (await uploadTemplate(client, user, workspaceId, fileName, content)) as { id: string; userVariables?: string[] };
+  expect(template.userVariables).toEqual(['token']);
 }
 
 describe('self-contained templates in a scan', { timeout: 240_000 }, () => {
