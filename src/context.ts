@@ -8,6 +8,7 @@ import type { AttemptLimiter } from './auth/rate-limit.js';
 import type { SecretBox } from './crypto/secret-box.js';
 import type { WorkspaceRole } from './auth/permissions.js';
 import type { BlobStore } from './storage/index.js';
+import type { AuthCache } from './auth/auth-cache.js';
 
 /** Long-lived things every request shares: built once by createApp(). */
 export interface AppDeps {
@@ -19,6 +20,8 @@ export interface AppDeps {
   pubsub: PubSub;
   queue: JobQueue;
   authLimiter: AttemptLimiter;
+  /** Viewers and workspace roles remembered across requests, forgotten on every write that changes them. */
+  authCache: AuthCache;
   /** Encrypts third-party secrets we must replay (MCP headers, model keys). */
   secrets: SecretBox;
   /** Object storage (local files or S3): templates, the instance logo. */

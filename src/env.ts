@@ -53,6 +53,7 @@ const envSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   AUTH_RATE_LIMIT_MAX: integer(1).default(10),
   AUTH_RATE_LIMIT_WINDOW_SECONDS: integer(1).default(60),
+  AUTH_CACHE_TTL_MS: integer(0, 60_000).default(5_000),
   SHUTDOWN_TIMEOUT_MS: integer(100).default(10_000),
   GRAPHQL_MAX_DEPTH: integer(2, 100).default(12),
   GRAPHQL_MAX_ALIASES: integer(1, 1000).default(30),

@@ -57,7 +57,15 @@ export interface OastRegistration {
   active: boolean;
 }
 
+/** A process changed what cached viewers or workspace roles may say (auth/auth-cache.ts); the others forget theirs. */
+export interface AuthInvalidation {
+  /** The announcing process (it has already forgotten). */
+  origin: string;
+}
+
 export type Topics = {
+  /** Every process's auth cache empties itself (src/auth/auth-cache.ts). */
+  'auth:invalidated': [payload: AuthInvalidation];
   /** An interaction an OAST listener recorded (src/oast). Keyed by correlation id; only its client subscribes. */
   'oast:interaction': [correlationId: string, payload: OastInteraction];
   /** OAST clients registering (and refreshing) or dropping their correlation ids; the listeners subscribe. */

@@ -1,11 +1,13 @@
 import type { Env } from './env.js';
 import { createLogger, type Logger } from './logger.js';
 import { openConfiguredDatabase, type Database } from './db.js';
-import { createAppPubSub } from './pubsub.js';
+import { randomUUID } from 'node:crypto';
+import { createAppPubSub, type PubSub } from './pubsub.js';
 import { JobQueue } from './queue.js';
 import { createAuth } from './auth/better-auth.js';
 import { resolveAuthSecret } from './auth/secret.js';
 import { AttemptLimiter } from './auth/rate-limit.js';
+import { createAuthCache, type AuthCache } from './auth/auth-cache.js';
 import { createSecretBox } from './crypto/secret-box.js';
 import type { AppDeps } from './context.js';
 import { defineQueues } from './workers.js';
@@ -62,10 +64,12 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   // database passed in may be shared with another app in this process, and PostgreSQL with other processes.)
   if (db.kind === 'pglite' && !options.database) await queue.reclaimActiveJobs();
   const authSecret = resolveAuthSecret(env, log);
+  const authCache = createSharedAuthCache(pubsubHandle.pubsub, env.AUTH_CACHE_TTL_MS, log);
   const auth = createAuth({
     prisma: db.prisma,
     secret: authSecret,
     baseURL: env.PUBLIC_URL ?? `http://localhost:${env.PORT}`,
+    onWrite: authCache.invalidate,
   });
   const deps: AppDeps = {
     env,
@@ -77,6 +81,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     queue,
     secrets: createSecretBox(authSecret),
     authLimiter: new AttemptLimiter(env.AUTH_RATE_LIMIT_MAX, env.AUTH_RATE_LIMIT_WINDOW_SECONDS * 1000),
+    authCache,
     storage: createBlobStore(env),
   };
   // Every process that writes change events queues their webhook deliveries, in the same transaction.
@@ -89,9 +94,27 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
       stopAuditRetention(deps);
       unregisterWebhookSink();
       await queue.stop(Math.max(timeoutMs, 100));
+      await authCache.close();
       await pubsubHandle.close();
       closeBlobStore(deps.storage);
       if (options.ownsDatabase ?? true) await db.close();
+    },
+  };
+}
+
+/** The auth cache of this process, announcing its invalidations to the others and forgetting on theirs. */
+function createSharedAuthCache(pubsub: PubSub, ttlMs: number, log: Logger): AuthCache & { close(): Promise<void> } {
+  const origin = randomUUID();
+  const cache = createAuthCache({ ttlMs, announce: () => pubsub.publish('auth:invalidated', { origin }) });
+  const announcements = pubsub.subscribe('auth:invalidated');
+  const listening = (async () => {
+    for await (const announcement of announcements) if (announcement.origin !== origin) cache.forget();
+  })().catch((error: unknown) => log.error({ err: error }, 'auth cache: invalidations from other processes stopped'));
+  return {
+    ...cache,
+    close: async () => {
+      await announcements.return?.();
+      await listening;
     },
   };
 }

@@ -105,6 +105,8 @@ describe('firing with a fake clock', () => {
     const target = await addTarget(client, owner, workspaceId, '192.0.2.43');
     const byMember = await createSchedule(client, member, workspaceId, { targetId: target.id, cron: '0 * * * *' });
     await server.db.prisma.workspaceMember.deleteMany({ where: { workspaceId, userId: member.id } });
+    // Written behind the service's back: forget cached roles as the service's own removal does.
+    server.app.deps.authCache.invalidate();
     await fireDueSchedules(server.app.deps, new Date(new Date(byMember.nextRunAt).getTime() + 1000));
     expect((await runsOf(byMember.id))[0]).toMatchObject({
       started: 0,

@@ -16,7 +16,9 @@ let recording = false;
 const WORKSPACE_COUNT = 100;
 
 beforeAll(async () => {
-  server = await startTestApp({}, { logQueries: true });
+  // Every request counted cold (no auth cache: it would spare a repeated request its session and membership
+  // lookups, test/auth-cache.test.ts), so the counts do not depend on which request came first.
+  server = await startTestApp({ AUTH_CACHE_TTL_MS: '0' }, { logQueries: true });
   client = clientFor(server);
   server.db.prisma.$on('query' as never, (event: { query: string }) => {
     if (recording) statements.push(event.query);

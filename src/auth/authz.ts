@@ -33,13 +33,28 @@ export async function workspaceRole(ctx: ServiceContext, workspaceId: string): P
   // A workspace API key acts for its own workspace only, and never above its role cap.
   if (ctx.actsFor && ctx.actsFor.workspaceId !== workspaceId) return null;
   if (ctx.roleMemo.has(workspaceId)) return ctx.roleMemo.get(workspaceId)!;
-  const membership = await ctx.deps.prisma.workspaceMember.findUnique({
-    where: { workspaceId_userId: { workspaceId, userId: viewer.id } },
-    select: { role: true },
-  });
-  const role = membership && ctx.actsFor?.maxRole === 'member' ? 'member' : (membership?.role ?? null);
+  const role = capRole(ctx, await membershipRole(ctx, viewer.id, workspaceId));
   ctx.roleMemo.set(workspaceId, role);
   return role;
+}
+
+/** The role a workspace API key may use: its membership's, never above the key's cap. */
+function capRole(ctx: ServiceContext, role: WorkspaceRole | null): WorkspaceRole | null {
+  return role && ctx.actsFor?.maxRole === 'member' ? 'member' : role;
+}
+
+/** The membership's role as stored, through the auth cache (auth/auth-cache.ts: membership writes invalidate it). */
+async function membershipRole(ctx: ServiceContext, userId: string, workspaceId: string): Promise<WorkspaceRole | null> {
+  const { authCache } = ctx.deps;
+  const cached = authCache.role(userId, workspaceId);
+  if (cached) return cached;
+  const generation = authCache.generation();
+  const membership = await ctx.deps.prisma.workspaceMember.findUnique({
+    where: { workspaceId_userId: { workspaceId, userId } },
+    select: { role: true },
+  });
+  if (membership) authCache.rememberRole(userId, workspaceId, membership.role, generation);
+  return membership?.role ?? null;
 }
 
 /**

@@ -3,6 +3,7 @@ import { prismaAdapter } from 'better-auth/adapters/prisma';
 import { bearer } from 'better-auth/plugins';
 import type { PrismaClient } from '../db.js';
 import { hashSessionTokens } from './session-token-hash.js';
+import { announceAuthWrites } from './announce-writes.js';
 
 export const AUTH_BASE_PATH = '/api/v1/api/auth';
 
@@ -14,6 +15,8 @@ export interface AuthOptions {
   prisma: PrismaClient;
   secret: string;
   baseURL: string;
+  /** Called after the library changed or removed a user or session row (the viewer cache forgets). */
+  onWrite?: () => void;
 }
 
 /**
@@ -21,14 +24,15 @@ export interface AuthOptions {
  * Passwords are hashed by the library (scrypt); a session token is accepted as `Authorization: Bearer`
  * (bearer plugin) or as its signed cookie.
  */
-export function createAuth({ prisma, secret, baseURL }: AuthOptions) {
+export function createAuth({ prisma, secret, baseURL, onWrite }: AuthOptions) {
+  const adapter = hashSessionTokens(prismaAdapter(prisma, { provider: 'postgresql' }));
   return betterAuth({
     appName: 'Perimeter',
     baseURL,
     basePath: AUTH_BASE_PATH,
     secret,
-    // Session tokens are stored as SHA-256 hashes (auth/session-token-hash.ts).
-    database: hashSessionTokens(prismaAdapter(prisma, { provider: 'postgresql' })),
+    // Session tokens are stored as SHA-256 hashes (auth/session-token-hash.ts); writes are announced (auth/announce-writes.ts).
+    database: onWrite ? announceAuthWrites(adapter, onWrite) : adapter,
     emailAndPassword: { enabled: true, minPasswordLength: 8, maxPasswordLength: 128, autoSignIn: true },
     session: { expiresIn: SESSION_EXPIRES_IN_SECONDS, updateAge: SESSION_UPDATE_AGE_SECONDS },
     plugins: [bearer()],

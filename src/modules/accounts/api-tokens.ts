@@ -59,14 +59,22 @@ export async function revokeApiToken(ctx: ServiceContext, id: string) {
   const viewer = requireSessionViewer(ctx);
   const existing = isUuid(id) ? await ctx.deps.prisma.apiToken.findFirst({ where: { id, userId: viewer.id }, select: { id: true, revokedAt: true } }) : null;
   if (!existing) throw new NotFoundError('API token');
-  return ctx.deps.prisma.apiToken.update({
+  const revoked = await ctx.deps.prisma.apiToken.update({
     where: { id },
     data: { revokedAt: existing.revokedAt ?? new Date() },
     select: publicFields,
   });
+  // From this answer on, no process accepts the token (auth/auth-cache.ts).
+  ctx.deps.authCache.invalidate();
+  return revoked;
 }
 
 export async function verifyApiToken(deps: AppDeps, token: string): Promise<Viewer | null> {
+  return (await verifyApiTokenUntil(deps, token))?.viewer ?? null;
+}
+
+/** The token's viewer and until when it is valid (its expiry; +Infinity when it has none), or null. */
+export async function verifyApiTokenUntil(deps: AppDeps, token: string): Promise<{ viewer: Viewer; until: number } | null> {
   const record = await deps.prisma.apiToken.findUnique({
     where: { tokenHash: hashBearerSecret(token) },
     select: {
@@ -85,7 +93,7 @@ export async function verifyApiToken(deps: AppDeps, token: string): Promise<View
     await deps.prisma.apiToken.update({ where: { id: record.id }, data: { lastUsedAt: new Date(now) } }).catch(() => undefined);
   }
   const { user } = record;
-  return {
+  const viewer: Viewer = {
     id: user.id,
     name: user.name,
     email: user.email,
@@ -94,4 +102,5 @@ export async function verifyApiToken(deps: AppDeps, token: string): Promise<View
     via: 'api-token',
     credential: { id: record.id, prefix: record.prefix },
   };
+  return { viewer, until: record.expiresAt?.getTime() ?? Number.POSITIVE_INFINITY };
 }

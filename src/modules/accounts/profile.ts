@@ -38,6 +38,8 @@ export async function updateProfile(ctx: ServiceContext, input: UpdateProfileInp
   const viewer = requireViewer(ctx);
   const { name, image } = validate(updateProfileInput, input);
   const user = await ctx.deps.prisma.user.update({ where: { id: viewer.id }, data: { name, image }, select: viewerFields });
+  // Cached viewers carry the name and picture.
+  ctx.deps.authCache.invalidate();
   return { ...user, via: viewer.via };
 }
 

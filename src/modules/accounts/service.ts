@@ -6,7 +6,7 @@ import { AppError, ConflictError, UnauthenticatedError, ValidationError } from '
 import { requireViewer } from '../../auth/authz.js';
 import { validate } from '../../validate.js';
 import { signInInput, signUpInput, type SignInInput, type SignUpInput } from './schemas.js';
-import { verifyApiToken, isApiToken } from './api-tokens.js';
+import { verifyApiTokenUntil, isApiToken } from './api-tokens.js';
 import { assertMaySignUp } from './users.js';
 import { acceptInvitations } from '../workspaces/invitations.js';
 
@@ -99,10 +99,10 @@ export function getViewer(ctx: ServiceContext): Viewer {
 export async function resolveViewer(deps: AppDeps, headers: Headers): Promise<Viewer | null> {
   const authorization = headers.get('authorization');
   const bearer = authorization?.toLowerCase().startsWith('bearer ') ? authorization.slice(7).trim() : undefined;
-  if (bearer && isApiToken(bearer)) return verifyApiToken(deps, bearer);
+  if (bearer && isApiToken(bearer)) return cachedBearerViewer(deps, bearer, () => verifyApiTokenUntil(deps, bearer));
   if (!bearer && !headers.get('cookie')) return null;
   if (bearer && !bearer.includes('.')) {
-    const fresh = await freshSessionViewer(deps, bearer);
+    const fresh = await cachedBearerViewer(deps, bearer, () => freshSessionViewer(deps, bearer));
     if (fresh !== undefined) return fresh;
   }
   const session = await deps.auth.api.getSession({ headers }).catch(() => null);
@@ -126,14 +126,36 @@ const SESSION_UPDATE_AGE_MS = SESSION_UPDATE_AGE_SECONDS * 1000;
  * session row. Undefined when the library must handle it (the session is due for extension, so
  * `getSession` extends it); null when the token names no live session.
  */
-async function freshSessionViewer(deps: AppDeps, token: string): Promise<Viewer | null | undefined> {
+async function freshSessionViewer(deps: AppDeps, token: string): Promise<{ viewer: Viewer; until: number } | null | undefined> {
   const session = await deps.prisma.session.findUnique({
     where: { token: hashBearerSecret(token) },
     select: { expiresAt: true, user: { select: { id: true, name: true, email: true, image: true, role: true } } },
   });
   const now = Date.now();
   if (!session || session.expiresAt.getTime() <= now) return null;
-  if (session.expiresAt.getTime() - SESSION_EXPIRES_IN_MS + SESSION_UPDATE_AGE_MS <= now) return undefined;
+  const extendAt = session.expiresAt.getTime() - SESSION_EXPIRES_IN_MS + SESSION_UPDATE_AGE_MS;
+  if (extendAt <= now) return undefined;
   const { user } = session;
-  return { id: user.id, name: user.name, email: user.email, image: user.image, role: user.role, via: 'session' };
+  // Valid until its extension is due: from then on the library must see it (and extend it).
+  return { viewer: { id: user.id, name: user.name, email: user.email, image: user.image, role: user.role, via: 'session' }, until: extendAt };
+}
+
+/**
+ * A bearer credential's viewer through the auth cache (auth/auth-cache.ts), keyed by the secret's hash (the
+ * form the database holds). `lookup` answers as the uncached path would; only a viewer is remembered, never
+ * past `until`, and not when an invalidation happened while it looked.
+ */
+async function cachedBearerViewer<Missing extends null | undefined>(
+  deps: AppDeps,
+  bearer: string,
+  lookup: () => Promise<{ viewer: Viewer; until: number } | Missing>,
+): Promise<Viewer | Missing> {
+  const key = hashBearerSecret(bearer);
+  const cached = deps.authCache.viewer(key);
+  if (cached) return cached;
+  const generation = deps.authCache.generation();
+  const found = await lookup();
+  if (!found) return found as Missing;
+  deps.authCache.rememberViewer(key, found.viewer, generation, found.until);
+  return found.viewer;
 }

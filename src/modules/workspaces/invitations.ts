@@ -66,7 +66,10 @@ export async function hasPendingInvitation(deps: AppDeps, email: string): Promis
   return Boolean(found);
 }
 
-/** At sign-up: the new account joins the workspaces that invited its e-mail; the invitations are used up. */
+/**
+ * At sign-up: the new account joins the workspaces that invited its e-mail; the invitations are used up. (New
+ * memberships need no auth-cache invalidation: it only remembers memberships that exist.)
+ */
 export async function acceptInvitations(ctx: ServiceContext, user: { id: string; email: string }): Promise<void> {
   const { prisma } = ctx.deps;
   const joined = await prisma.$transaction(async (tx) => {

@@ -80,6 +80,7 @@ export async function updateMemberRole(ctx: ServiceContext, workspaceId: string,
     return tx.workspaceMember.update({ where: { id: memberId }, data: { role }, include: memberInclude });
   });
   ctx.roleMemo.delete(workspaceId);
+  ctx.deps.authCache.invalidate();
   await publishWorkspaceEvent(ctx, workspaceId, 'member.updated', member.id);
   return toMemberResponse(member);
 }
@@ -100,6 +101,7 @@ export async function removeMember(ctx: ServiceContext, workspaceId: string, mem
     await tx.workspaceMember.delete({ where: { id: memberId } });
   });
   ctx.roleMemo.delete(workspaceId);
+  ctx.deps.authCache.invalidate();
   await publishWorkspaceEvent(ctx, workspaceId, 'member.removed', memberId);
   return { id: memberId };
 }

@@ -151,6 +151,7 @@ export async function setWorkspaceArchived(ctx: ServiceContext, id: string, inpu
 export async function deleteWorkspace(ctx: ServiceContext, id: string): Promise<{ id: string }> {
   await assertCan(ctx, 'workspace:delete', { workspaceId: id });
   await ctx.deps.prisma.workspace.delete({ where: { id } });
+  ctx.deps.authCache.invalidate();
   await publishWorkspaceEvent(ctx, id, 'workspace.deleted', id);
   return { id };
 }
