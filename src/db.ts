@@ -7,6 +7,7 @@ import pg from 'pg';
 import { PrismaClient } from '../prisma/generated/prisma/client.js';
 import { applyMigrations, pgExecutor, pgliteExecutor, type SqlExecutor } from './db/migrations.js';
 import { serializePGlite } from './db/pglite-serial.js';
+import { statementNames } from './db/statement-names.js';
 import { lockDataDir, type DataDirLock } from './ops/data-dir-lock.js';
 import type { Env } from './env.js';
 import { shippedPath } from './shipped-files.js';
@@ -17,6 +18,8 @@ export type { Prisma } from '../prisma/generated/prisma/client.js';
 export interface DatabaseOptions {
   /** PostgreSQL URL; absent means embedded PGlite. */
   url?: string;
+  /** Prisma's statements as named prepared statements on PostgreSQL (db/statement-names.ts); default true. */
+  preparedStatements?: boolean;
   /** Where PGlite keeps its files; absent (with no template) means in memory. */
   pgliteDir?: string;
   /** A migrated PGlite data directory dump (dumpDataDir) to start from: tests boot from it in under a second. */
@@ -43,8 +46,13 @@ export interface Database {
 }
 
 /** The database the configuration names: PostgreSQL at DATABASE_URL, else the embedded one under DATA_DIR. */
-export function openConfiguredDatabase(env: Pick<Env, 'DATABASE_URL' | 'dataDir'>): Promise<Database> {
-  return openDatabase({ url: env.DATABASE_URL, pgliteDir: `${env.dataDir}/pglite`, pgliteSeedFile: shippedPath(EMBEDDED_SEED_FILE) });
+export function openConfiguredDatabase(env: Pick<Env, 'DATABASE_URL' | 'DATABASE_PREPARED_STATEMENTS' | 'dataDir'>): Promise<Database> {
+  return openDatabase({
+    url: env.DATABASE_URL,
+    preparedStatements: env.DATABASE_PREPARED_STATEMENTS,
+    pgliteDir: `${env.dataDir}/pglite`,
+    pgliteSeedFile: shippedPath(EMBEDDED_SEED_FILE),
+  });
 }
 
 /** Where the build puts the prepared embedded database (root-relative: dist/embedded-db.tar.gz compiled; absent from source). */
@@ -61,7 +69,8 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   const log = options.logQueries ? [{ emit: 'event' as const, level: 'query' as const }] : undefined;
   if (options.url) {
     const pool = new pg.Pool({ connectionString: options.url, max: options.poolSize ?? 10 });
-    const prisma = new PrismaClient({ adapter: new PrismaPg(pool), log });
+    const statementNameGenerator = options.preparedStatements === false ? undefined : statementNames();
+    const prisma = new PrismaClient({ adapter: new PrismaPg(pool, { statementNameGenerator }), log });
     const sql = pgExecutor(pool);
     return {
       kind: 'postgres',

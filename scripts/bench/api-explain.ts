@@ -9,6 +9,8 @@ import { createServiceContext, type AppDeps } from '../../src/context.js';
 import { listAssets } from '../../src/modules/assets/service.js';
 import { findingStatistics, listFindings } from '../../src/modules/vulnerabilities/service.js';
 import { listTargets } from '../../src/modules/targets/service.js';
+import { listWorkspaces } from '../../src/modules/workspaces/service.js';
+import { createAuthCache } from '../../src/auth/auth-cache.js';
 import { createDatabase, loadAverage, runMain } from './api-lib.js';
 import { seed, withClient } from './seed.js';
 import { seedApiData } from './api-seed.js';
@@ -27,6 +29,8 @@ const REQUESTS: Array<[string, Call]> = [
   ['findings page 50', (ctx, ws) => listFindings(ctx, ws, { limit: 20, page: 50, status: 'all' } as never)],
   ['findings statistics', (ctx, ws) => findingStatistics(ctx, ws, {})],
   ['targets (with counts)', (ctx, ws) => listTargets(ctx, ws, { limit: 20 } as never)],
+  // Not per workspace: the owner's 1,000 (the same page twice).
+  ['workspaces list', (ctx) => listWorkspaces(ctx, { page: 1, limit: 20 } as never)],
 ];
 
 async function main(): Promise<void> {
@@ -44,7 +48,8 @@ async function main(): Promise<void> {
     const data = await withClient(url, (client) => seedApiData(client, OWNER));
     const recorded: Array<{ query: string; params: string }> = [];
     db.prisma.$on('query' as never, (event: { query: string; params: string }) => recorded.push(event));
-    const deps = { prisma: db.prisma, db } as unknown as AppDeps;
+    // Every membership looked up, as on a cold request.
+    const deps = { prisma: db.prisma, db, authCache: createAuthCache({ ttlMs: 0 }) } as unknown as AppDeps;
     const viewer = { id: OWNER, name: 'Owner', email: 'owner@example.com', image: null, role: 'user' as const, via: 'session' as const };
     console.log(`load average ${loadAverage()}`);
     for (const [label, call] of REQUESTS) {
