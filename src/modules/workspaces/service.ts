@@ -50,19 +50,15 @@ export async function listWorkspaces(ctx: ServiceContext, input: ListWorkspacesI
     }),
     ctx.deps.prisma.workspace.count({ where }),
   ]);
-  const targetCounts = await countTargets(
-    ctx,
-    rows.map((row) => row.id),
-  );
   return pageEnvelope(
-    rows.map((row) => toWorkspaceResponse(row, viewer.id, targetCounts.get(row.id) ?? 0)),
+    rows.map((row) => toWorkspaceResponse(row, viewer.id)),
     total,
     page,
     limit,
   );
 }
 
-/** Targets per workspace, for the given workspaces only (one indexed GROUP BY). Callers pass visible ids. */
+/** Targets per workspace, for the given workspaces only (one indexed GROUP BY): GraphQL's batch. Callers pass visible ids. */
 export async function countTargets(ctx: ServiceContext, workspaceIds: readonly string[]): Promise<Map<string, number>> {
   if (workspaceIds.length === 0) return new Map();
   const groups = await ctx.deps.prisma.target.groupBy({ by: ['workspaceId'], where: { workspaceId: { in: [...workspaceIds] } }, _count: { _all: true } });
@@ -78,12 +74,6 @@ export async function countMembers(ctx: ServiceContext, workspaceIds: readonly s
     _count: { _all: true },
   });
   return new Map(groups.map((group) => [group.workspaceId, group._count._all]));
-}
-
-/** One workspace row as the REST response. */
-async function respond(ctx: ServiceContext, row: Parameters<typeof toWorkspaceResponse>[0], viewerId: string): Promise<WorkspaceResponse> {
-  const targetCounts = await countTargets(ctx, [row.id]);
-  return toWorkspaceResponse(row, viewerId, targetCounts.get(row.id) ?? 0);
 }
 
 /** Pothos passes its own include/select in `query`; the service adds who may see what. */
@@ -113,7 +103,7 @@ export async function getWorkspace(ctx: ServiceContext, id: string): Promise<Wor
   await assertCan(ctx, 'workspace:read', { workspaceId: id });
   const row = await ctx.deps.prisma.workspace.findUnique({ where: { id }, include: workspaceResponseInclude });
   if (!row) throw new NotFoundError('Workspace');
-  return respond(ctx, row, viewer.id);
+  return toWorkspaceResponse(row, viewer.id);
 }
 
 export async function createWorkspace(ctx: ServiceContext, input: CreateWorkspaceInput): Promise<WorkspaceResponse> {
@@ -124,7 +114,7 @@ export async function createWorkspace(ctx: ServiceContext, input: CreateWorkspac
     include: workspaceResponseInclude,
   });
   await publishWorkspaceEvent(ctx, row.id, 'workspace.created', row.id);
-  return respond(ctx, row, viewer.id);
+  return toWorkspaceResponse(row, viewer.id);
 }
 
 export async function updateWorkspace(ctx: ServiceContext, id: string, input: UpdateWorkspaceInput): Promise<WorkspaceResponse> {
@@ -133,7 +123,7 @@ export async function updateWorkspace(ctx: ServiceContext, id: string, input: Up
   await assertCan(ctx, 'workspace:update', { workspaceId: id });
   const row = await ctx.deps.prisma.workspace.update({ where: { id }, data, include: workspaceResponseInclude });
   await publishWorkspaceEvent(ctx, id, 'workspace.updated', id);
-  return respond(ctx, row, viewer.id);
+  return toWorkspaceResponse(row, viewer.id);
 }
 
 export async function setWorkspaceArchived(ctx: ServiceContext, id: string, input: { isArchived: boolean }): Promise<WorkspaceResponse> {
@@ -145,7 +135,7 @@ export async function setWorkspaceArchived(ctx: ServiceContext, id: string, inpu
   const archivedAt = isArchived ? (current.archivedAt ?? new Date()) : null;
   const row = await ctx.deps.prisma.workspace.update({ where: { id }, data: { archivedAt }, include: workspaceResponseInclude });
   await publishWorkspaceEvent(ctx, id, isArchived ? 'workspace.archived' : 'workspace.unarchived', id);
-  return respond(ctx, row, viewer.id);
+  return toWorkspaceResponse(row, viewer.id);
 }
 
 export async function deleteWorkspace(ctx: ServiceContext, id: string): Promise<{ id: string }> {
