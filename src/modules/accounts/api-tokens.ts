@@ -69,12 +69,8 @@ export async function revokeApiToken(ctx: ServiceContext, id: string) {
   return revoked;
 }
 
-export async function verifyApiToken(deps: AppDeps, token: string): Promise<Viewer | null> {
-  return (await verifyApiTokenUntil(deps, token))?.viewer ?? null;
-}
-
 /** The token's viewer and until when it is valid (its expiry; +Infinity when it has none), or null. */
-export async function verifyApiTokenUntil(deps: AppDeps, token: string): Promise<{ viewer: Viewer; until: number } | null> {
+export async function verifyApiToken(deps: AppDeps, token: string): Promise<{ viewer: Viewer; until: number } | null> {
   const record = await deps.prisma.apiToken.findUnique({
     where: { tokenHash: hashBearerSecret(token) },
     select: {

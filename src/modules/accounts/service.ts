@@ -6,7 +6,7 @@ import { AppError, ConflictError, UnauthenticatedError, ValidationError } from '
 import { requireViewer } from '../../auth/authz.js';
 import { validate } from '../../validate.js';
 import { signInInput, signUpInput, type SignInInput, type SignUpInput } from './schemas.js';
-import { verifyApiTokenUntil, isApiToken } from './api-tokens.js';
+import { verifyApiToken, isApiToken } from './api-tokens.js';
 import { assertMaySignUp } from './users.js';
 import { acceptInvitations } from '../workspaces/invitations.js';
 
@@ -99,7 +99,7 @@ export function getViewer(ctx: ServiceContext): Viewer {
 export async function resolveViewer(deps: AppDeps, headers: Headers): Promise<Viewer | null> {
   const authorization = headers.get('authorization');
   const bearer = authorization?.toLowerCase().startsWith('bearer ') ? authorization.slice(7).trim() : undefined;
-  if (bearer && isApiToken(bearer)) return cachedBearerViewer(deps, bearer, () => verifyApiTokenUntil(deps, bearer));
+  if (bearer && isApiToken(bearer)) return cachedBearerViewer(deps, bearer, () => verifyApiToken(deps, bearer));
   if (!bearer && !headers.get('cookie')) return null;
   if (bearer && !bearer.includes('.')) {
     const fresh = await cachedBearerViewer(deps, bearer, () => freshSessionViewer(deps, bearer));
@@ -156,6 +156,8 @@ async function cachedBearerViewer<Missing extends null | undefined>(
   const generation = deps.authCache.generation();
   const found = await lookup();
   if (!found) return found as Missing;
-  deps.authCache.rememberViewer(key, found.viewer, generation, found.until);
-  return found.viewer;
+  // Shared by every request presenting this credential until forgotten: nobody may change it in place.
+  const viewer = Object.freeze(found.viewer);
+  deps.authCache.rememberViewer(key, viewer, generation, found.until);
+  return viewer;
 }
