@@ -1,0 +1,90 @@
+// The embedded database runs on a thread of its own (src/db/embedded/), reached through node-postgres as a
+// PostgreSQL server would be. These run on both CI legs: they open the embedded database themselves.
+import type { Worker } from 'node:worker_threads';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { openDatabase, type Database } from '../src/db.js';
+import { ensureTemplate, loadTemplate } from './support/template.js';
+
+const opened: Database[] = [];
+beforeAll(async () => {
+  await ensureTemplate();
+}, 120_000);
+afterEach(async () => {
+  for (const db of opened.splice(0)) await db.close().catch(() => undefined);
+});
+
+async function embedded(): Promise<Database> {
+  const db = await openDatabase({ pgliteTemplate: loadTemplate() });
+  opened.push(db);
+  return db;
+}
+
+describe('the embedded database on its own thread', () => {
+  it("keeps the server's event loop turning while a statement runs", async () => {
+    const db = await embedded();
+    let ticks = 0;
+    const timer = setInterval(() => ticks++, 10);
+    try {
+      await db.sql.query('SELECT pg_sleep(1)');
+    } finally {
+      clearInterval(timer);
+    }
+    // In the server's thread, PGlite would have held the loop for the whole second: no tick at all.
+    expect(ticks).toBeGreaterThan(20);
+  });
+
+  it('serves queries, migrations-style scripts and NOTIFY through the one connection', async () => {
+    const db = await embedded();
+    const heard: string[] = [];
+    const stop = db.onNotification!((channel, payload) => heard.push(`${channel}:${payload}`));
+    await db.sql.query('LISTEN embedded_test');
+    const results = await db.sql.exec(`CREATE TABLE t (n int); INSERT INTO t VALUES (1), (2); SELECT pg_notify('embedded_test', 'done')`);
+    expect(Array.isArray(results)).toBe(true);
+    expect((await db.sql.query('SELECT sum(n)::int AS total FROM t WHERE n > $1', [0])).rows).toEqual([{ total: 3 }]);
+    await expect.poll(() => heard).toEqual(['embedded_test:done']);
+    stop();
+    // Errors come back as PostgreSQL's own, with their codes; the connection goes on.
+    await expect(db.sql.query('SELECT * FROM missing_table')).rejects.toMatchObject({ code: '42P01' });
+    expect((await db.sql.query('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
+  });
+
+  it('starts a replacement connection as a fresh session: no transaction or prepared statement of the lost one', async () => {
+    const db = await embedded();
+    const first = await db.pool.connect();
+    await first.query('BEGIN');
+    await first.query('CREATE TABLE left_open (n int)');
+    await first.query({ name: 'named_one', text: 'SELECT 1 AS one' });
+    first.release(true); // discarded, as the pool does with a connection that failed
+
+    const second = await db.pool.connect();
+    try {
+      expect((await second.query(`SELECT to_regclass('left_open') AS found`)).rows).toEqual([{ found: null }]);
+      // The name is free again: preparing it a second time would fail with 42P05 otherwise.
+      expect((await second.query({ name: 'named_one', text: 'SELECT 1 AS one' })).rows).toEqual([{ one: 1 }]);
+    } finally {
+      second.release();
+    }
+  });
+
+  it('fails statements at once, with a clear error, when the thread is gone', async () => {
+    const db = await embedded();
+    const poolErrors: Error[] = [];
+    db.pool.on('error', (error) => poolErrors.push(error)); // the idle connection's loss (the server logs it)
+    expect((await db.sql.query('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
+    await (db.embedded as unknown as { worker: Worker }).worker.terminate();
+    await expect(db.sql.query('SELECT 1')).rejects.toThrow(/embedded database/);
+    await expect(db.embedded!.dump()).rejects.toThrow(/embedded database/);
+    expect(poolErrors.map((error) => error.message)).toEqual([expect.stringMatching(/embedded database/)]);
+    await db.close();
+  });
+
+  it('dumps the data directory between statements, and the dump opens with the data in it', async () => {
+    const db = await embedded();
+    await db.sql.query('CREATE TABLE kept (n int)');
+    await db.sql.query('INSERT INTO kept VALUES (42)');
+    const archive = await db.embedded!.dump();
+    const copy = await openDatabase({ pgliteTemplate: archive });
+    opened.push(copy);
+    expect((await copy.sql.query('SELECT n FROM kept')).rows).toEqual([{ n: 42 }]);
+  });
+});
