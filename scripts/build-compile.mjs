@@ -11,8 +11,8 @@
 //   directory).
 import path from 'node:path';
 
-/** Bundled entry points; the template worker is the entry of a worker thread. */
-export const ENTRIES = ['src/main.ts', 'src/worker.ts', 'src/scanner/nuclei/template-worker.ts', 'src/ops/embedded-seed.ts'];
+/** Bundled entry points; the template worker and the embedded database are entries of worker threads. */
+export const ENTRIES = ['src/main.ts', 'src/worker.ts', 'src/scanner/nuclei/template-worker.ts', 'src/db/embedded/worker.ts', 'src/ops/embedded-seed.ts'];
 
 const EXTERNAL_PACKAGES = [
   '@electric-sql/pglite',

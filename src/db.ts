@@ -1,12 +1,11 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
-import { PrismaPGlite } from 'pglite-prisma-adapter';
+import { EventEmitter } from 'node:events';
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
 import { PrismaClient } from '../prisma/generated/prisma/client.js';
-import { applyMigrations, pgExecutor, pgliteExecutor, type SqlExecutor } from './db/migrations.js';
-import { serializePGlite } from './db/pglite-serial.js';
+import { EmbeddedDatabaseThread } from './db/embedded/thread.js';
+import { applyMigrations, pgExecutor, type SqlExecutor } from './db/migrations.js';
 import { statementNames } from './db/statement-names.js';
 import { lockDataDir, type DataDirLock } from './ops/data-dir-lock.js';
 import type { Env } from './env.js';
@@ -18,7 +17,7 @@ export type { Prisma } from '../prisma/generated/prisma/client.js';
 export interface DatabaseOptions {
   /** PostgreSQL URL; absent means embedded PGlite. */
   url?: string;
-  /** Prisma's statements as named prepared statements on PostgreSQL (db/statement-names.ts); default true. */
+  /** Prisma's statements as named prepared statements (db/statement-names.ts); default true. */
   preparedStatements?: boolean;
   /** Where PGlite keeps its files; absent (with no template) means in memory. */
   pgliteDir?: string;
@@ -39,8 +38,15 @@ export interface Database {
   prisma: PrismaClient;
   /** Raw SQL for the migration runner, the job queue and readiness checks. */
   sql: SqlExecutor;
-  pool?: pg.Pool;
-  pglite?: PGlite;
+  /** The connections: to the PostgreSQL server, or the one connection to the embedded database's thread. */
+  pool: pg.Pool;
+  /** The embedded database (kind 'pglite'): its thread, which can also dump the data directory. */
+  embedded?: EmbeddedDatabaseThread;
+  /**
+   * NOTIFY messages arriving on the embedded database's one connection (kind 'pglite'). PostgreSQL listeners
+   * hold a connection of their own instead (queue-wakeup.ts); the embedded database has only the one.
+   */
+  onNotification?(listener: (channel: string, payload: string) => void): () => void;
   migrate(): Promise<string[]>;
   close(): Promise<void>;
 }
@@ -67,9 +73,9 @@ function seedFor(options: DatabaseOptions): Blob | undefined {
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   const log = options.logQueries ? [{ emit: 'event' as const, level: 'query' as const }] : undefined;
+  const statementNameGenerator = options.preparedStatements === false ? undefined : statementNames();
   if (options.url) {
     const pool = new pg.Pool({ connectionString: options.url, max: options.poolSize ?? 10 });
-    const statementNameGenerator = options.preparedStatements === false ? undefined : statementNames();
     const prisma = new PrismaClient({ adapter: new PrismaPg(pool, { statementNameGenerator }), log });
     const sql = pgExecutor(pool);
     return {
@@ -91,34 +97,40 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     mkdirSync(options.pgliteDir, { recursive: true, mode: 0o700 });
     lock = lockDataDir(dirname(options.pgliteDir), `${options.pgliteDir}.lock`);
   }
-  let raw: PGlite;
+  let thread: EmbeddedDatabaseThread;
   try {
-    const seed = seedFor(options);
-    raw = options.pgliteTemplate
-      ? await PGlite.create({ loadDataDir: options.pgliteTemplate })
-      : seed
-        ? await PGlite.create({ dataDir: options.pgliteDir, loadDataDir: seed })
-        : await PGlite.create(options.pgliteDir ? join(options.pgliteDir) : undefined);
+    thread = await EmbeddedDatabaseThread.start(
+      options.pgliteTemplate
+        ? { loadDataDir: options.pgliteTemplate }
+        : { dataDir: options.pgliteDir ? join(options.pgliteDir) : undefined, loadDataDir: seedFor(options) },
+    );
   } catch (error) {
     lock?.release();
     throw error;
   }
-  const pglite = serializePGlite(raw);
-  const prisma = new PrismaClient({ adapter: new PrismaPGlite(pglite), log });
-  const sql = pgliteExecutor(pglite);
+  // PGlite is one backend: one connection, kept open (a transaction holds it; everything else waits its turn,
+  // never running inside another's transaction). Its user and database are PGlite's own.
+  const pool = new pg.Pool({ max: 1, idleTimeoutMillis: 0, user: 'postgres', database: 'postgres', stream: () => thread.openStream() });
+  const notifications = new EventEmitter();
+  pool.on('connect', (client) => client.on('notification', (message) => notifications.emit('notification', message.channel, message.payload ?? '')));
+  const prisma = new PrismaClient({ adapter: new PrismaPg(pool, { statementNameGenerator }), log });
+  const sql = pgExecutor(pool);
   return {
     kind: 'pglite',
     prisma,
     sql,
-    pglite,
+    pool,
+    embedded: thread,
+    onNotification: (listener) => {
+      notifications.on('notification', listener);
+      return () => notifications.off('notification', listener);
+    },
     migrate: async () => (await applyMigrations(sql)).applied,
     close: async () => {
       await prisma.$disconnect();
-      // PGlite.close() resets process.exitCode; keep whatever the process meant to exit with.
-      const exitCode = process.exitCode;
-      await raw.close();
+      await pool.end();
+      await thread.close();
       lock?.release();
-      process.exitCode = exitCode;
     },
   };
 }

@@ -44,11 +44,10 @@ export function createMetrics(deps: Pick<AppDeps, 'db' | 'prisma' | 'queue' | 'l
   const operationNames = new Set<string>();
   new Gauge({
     name: 'db_pool_connections',
-    help: 'Database pool connections by state (PostgreSQL only; PGlite has one in-process connection)',
+    help: 'Database pool connections by state (the embedded database has one, to its thread)',
     labelNames: ['state'] as const,
     registers: [registry],
     collect() {
-      if (!db.pool) return;
       this.set({ state: 'total' }, db.pool.totalCount);
       this.set({ state: 'idle' }, db.pool.idleCount);
       this.set({ state: 'waiting' }, db.pool.waitingCount);

@@ -25,9 +25,10 @@ export interface WakeListener {
 
 /** Calls `onWake(queue)` for every job committed to a queue anywhere; reconnects on its own. */
 export async function listenForJobs(db: Database, log: Logger, onWake: (queue: string) => void): Promise<WakeListener> {
-  if (db.kind === 'pglite' && db.pglite) {
-    // One in-process connection: LISTEN goes through the serialised executor (never inside another's transaction).
-    const unsubscribe = db.pglite.onNotification((channel, payload) => {
+  if (db.onNotification) {
+    // The embedded database has one connection: LISTEN once on it (PGlite is one session, so it outlives a
+    // reconnect), and hear the notices that arrive there with any statement's answer.
+    const unsubscribe = db.onNotification((channel, payload) => {
       if (channel === WAKE_CHANNEL) onWake(payload);
     });
     await db.sql.query(`LISTEN ${WAKE_CHANNEL}`);
@@ -37,7 +38,6 @@ export async function listenForJobs(db: Database, log: Logger, onWake: (queue: s
       },
     };
   }
-  if (!db.pool) return { close: async () => undefined };
   const options = db.pool.options;
   let closed = false;
   let client: pg.Client | undefined;

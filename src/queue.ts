@@ -29,8 +29,7 @@ export interface JobQueueOptions {
 export type JobHandler<T> = (data: T, job: { id: string; attempt: number }) => Promise<void>;
 
 /**
- * The one durable job queue: pg-boss in the application's own database (PostgreSQL, or PGlite through
- * its custom executor), so a job can be enqueued in the same transaction as the rows it refers to.
+ * The one durable job queue: pg-boss in the application's own database (PostgreSQL, or the embedded one), so a job can be enqueued in the same transaction as the rows it refers to.
  */
 export class JobQueue {
   private readonly boss: PgBoss;
@@ -46,26 +45,21 @@ export class JobQueue {
     private readonly log: Logger,
     options: JobQueueOptions = {},
   ) {
-    const connection: PgBoss.ConstructorOptions =
-      db.kind === 'postgres'
-        ? { db: { executeSql: (text, values) => db.sql.query(text, values) }, schema: 'pgboss' }
-        : {
-            schema: 'pgboss',
-            db: {
-              // PGlite runs parameterless multi-statement scripts (pg-boss migrations) only through exec.
-              executeSql: async (text, values) => {
-                if (values?.length) return db.sql.query(text, values);
-                try {
-                  const results = (await db.sql.exec(text)) as { rows: unknown[] }[];
-                  return { rows: results.flatMap((result) => result.rows) };
-                } catch (error) {
-                  // A failed BEGIN…COMMIT script would leave the one PGlite session inside an aborted transaction.
-                  await db.sql.exec('ROLLBACK').catch(() => undefined);
-                  throw error;
-                }
-              },
-            },
-          };
+    const connection: PgBoss.ConstructorOptions = {
+      schema: 'pgboss',
+      db: {
+        executeSql: async (text, values) => {
+          try {
+            return await db.sql.query(text, values);
+          } catch (error) {
+            // The embedded database has one connection: a failed BEGIN…COMMIT script (pg-boss's migrations) would
+            // leave it inside an aborted transaction for whoever comes next.
+            if (db.kind === 'pglite' && !values?.length) await db.sql.exec('ROLLBACK').catch(() => undefined);
+            throw error;
+          }
+        },
+      },
+    };
     const superviseSeconds = options.superviseSeconds ?? 30;
     this.boss = new PgBoss({
       ...connection,

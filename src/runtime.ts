@@ -1,3 +1,4 @@
+import { startEmbeddedMaintenance } from './db/embedded/maintenance.js';
 import type { Env } from './env.js';
 import { createLogger, type Logger } from './logger.js';
 import { openConfiguredDatabase, type Database } from './db.js';
@@ -50,7 +51,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   // pg's pool re-emits an idle connection's error (PostgreSQL restarted, failed over, or terminated the
   // backend) as 'error' on the pool: without a listener that is an uncaught exception and the process dies.
   // The pool has already dropped the connection and opens a new one on the next query.
-  db.pool?.on('error', (error) => log.warn({ err: error }, 'idle database connection lost'));
+  db.pool.on('error', (error) => log.warn({ err: error }, 'idle database connection lost'));
   const applied = await db.migrate();
   if (applied.length) log.info({ applied }, 'migrations applied');
   await ensureBuiltinTools({ prisma: db.prisma, log });
@@ -63,6 +64,8 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   // The embedded database belongs to this one process: a step still active there was a crashed run's. (A
   // database passed in may be shared with another app in this process, and PostgreSQL with other processes.)
   if (db.kind === 'pglite' && !options.database) await queue.reclaimActiveJobs();
+  // Nothing else vacuums or analyses the embedded database (it has no autovacuum).
+  const maintenance = db.kind === 'pglite' && !options.database ? startEmbeddedMaintenance(db.sql, log) : undefined;
   const authSecret = resolveAuthSecret(env, log);
   const authCache = createSharedAuthCache(pubsubHandle.pubsub, env.AUTH_CACHE_TTL_MS, log);
   const auth = createAuth({
@@ -94,6 +97,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
       stopAuditRetention(deps);
       unregisterWebhookSink();
       await queue.stop(Math.max(timeoutMs, 100));
+      await maintenance?.stop();
       await authCache.close();
       await pubsubHandle.close();
       closeBlobStore(deps.storage);

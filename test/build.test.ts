@@ -34,6 +34,8 @@ describe('the build', () => {
       'src/main.js',
       'src/worker.js',
       'src/scanner/nuclei/template-worker.js',
+      // The embedded database's thread (src/db/embedded/thread.ts), which the start below runs.
+      'src/db/embedded/worker.js',
       'prisma/generated/prisma/client.js',
       'prisma/migrations/migration_lock.toml',
       'src/scanner/discovery/data/subdomains-top5000.txt',
@@ -44,8 +46,9 @@ describe('the build', () => {
     ]) {
       expect(existsSync(join(outDir, file)), file).toBe(true);
     }
-    // Source-only: it loads tsx and a .ts file.
+    // Source-only: they load tsx and a .ts file.
     expect(existsSync(join(outDir, 'src/scanner/nuclei/template-worker.boot.mjs'))).toBe(false);
+    expect(existsSync(join(outDir, 'src/db/embedded/worker.boot.mjs'))).toBe(false);
   });
 
   it('is current right after a build: --if-stale does nothing', async () => {

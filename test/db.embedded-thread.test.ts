@@ -3,6 +3,8 @@
 import type { Worker } from 'node:worker_threads';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../src/db.js';
+import { maintainEmbeddedDatabase, startEmbeddedMaintenance } from '../src/db/embedded/maintenance.js';
+import { createLogger } from '../src/logger.js';
 import { ensureTemplate, loadTemplate } from './support/template.js';
 
 const opened: Database[] = [];
@@ -86,5 +88,40 @@ describe('the embedded database on its own thread', () => {
     const copy = await openDatabase({ pgliteTemplate: archive });
     opened.push(copy);
     expect((await copy.sql.query('SELECT n FROM kept')).rows).toEqual([{ n: 42 }]);
+  });
+
+  it('is vacuumed and analysed when a table was never analysed or has grown (it has no autovacuum)', async () => {
+    const db = await embedded();
+    const estimate = async () =>
+      Number(
+        ((await db.sql.query(`SELECT reltuples FROM pg_class WHERE oid = 'public.grown'::regclass`)) as { rows: { reltuples: number }[] }).rows[0]!.reltuples,
+      );
+    await db.sql.query('CREATE TABLE grown (n int, label text)');
+    await db.sql.query(`INSERT INTO grown SELECT i, repeat('x', 100) FROM generate_series(1, 100) i`);
+    expect(await estimate()).toBe(-1); // never analysed: the planner guesses
+
+    const first = await maintainEmbeddedDatabase(db.sql);
+    expect(first).toContain('public.grown');
+    expect(first).toContain('public.workspace'); // the migrated tables had never been analysed either
+    expect(await estimate()).toBe(100);
+    expect(await maintainEmbeddedDatabase(db.sql)).toEqual([]); // nothing changed since
+
+    await db.sql.query(`INSERT INTO grown SELECT i, repeat('x', 100) FROM generate_series(101, 5000) i`);
+    expect(await maintainEmbeddedDatabase(db.sql)).toEqual(['public.grown']);
+    expect(await estimate()).toBe(5000);
+  });
+
+  it('runs that maintenance on its own, shortly after start and then periodically, until stopped', async () => {
+    const db = await embedded();
+    const maintenance = startEmbeddedMaintenance(db.sql, createLogger('silent'), { firstMs: 10, everyMs: 100 });
+    try {
+      await db.sql.query('CREATE TABLE later (n int)');
+      await db.sql.query('INSERT INTO later SELECT generate_series(1, 3000)');
+      const estimate = async () =>
+        Number(((await db.sql.query(`SELECT reltuples FROM pg_class WHERE relname = 'later'`)) as { rows: { reltuples: number }[] }).rows[0]!.reltuples);
+      await expect.poll(estimate, { timeout: 10_000 }).toBe(3000);
+    } finally {
+      await maintenance.stop();
+    }
   });
 });

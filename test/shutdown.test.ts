@@ -225,25 +225,18 @@ describe('/ready', () => {
     const client = clientFor(server);
     expect((await client.api('GET', '/ready')).status).toBe(200);
 
-    // Hold the database: PGlite's one connection inside a transaction, or every pooled PostgreSQL connection.
+    // Hold the database: every pooled connection (the embedded database's one, or PostgreSQL's), inside a transaction.
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
-    let held: Promise<unknown>;
-    if (server.db.pglite) {
-      let entered!: () => void;
-      const inside = new Promise<void>((resolve) => (entered = resolve));
-      held = server.db.pglite.transaction(async () => {
-        entered();
-        await gate;
-      });
-      await inside;
-    } else {
-      const pool = server.db.pool!;
-      const clients = await Promise.all(Array.from({ length: pool.options.max ?? 5 }, () => pool.connect()));
-      held = gate.then(() => {
-        for (const c of clients) c.release();
-      });
-    }
+    const pool = server.db.pool;
+    const clients = await Promise.all(Array.from({ length: pool.options.max ?? 5 }, () => pool.connect()));
+    for (const c of clients) await c.query('BEGIN');
+    const held = gate.then(async () => {
+      for (const c of clients) {
+        await c.query('COMMIT');
+        c.release();
+      }
+    });
     cleanups.push(() => release());
     // The last check is no longer fresh: this probe starts a new one, which waits behind the held database.
     await new Promise((resolve) => setTimeout(resolve, 1100));

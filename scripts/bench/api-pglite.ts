@@ -21,7 +21,7 @@ export async function preparePGlite(dataDir: string, postgresUrl: string, userId
   const db = await openDatabase({ pgliteDir: `${dataDir}/pglite` });
   try {
     await db.migrate();
-    const pglite = db.pglite! as unknown as Queryable;
+    const pglite = db.sql as unknown as Queryable;
     await withClient(postgresUrl, async (pg) => {
       await copyRows(pg, pglite, 'user', 'id', userId);
       await copyRows(pg, pglite, 'account', 'userId', userId);

@@ -31,9 +31,9 @@
 import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { cpus, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import { LOOPBACK, firstDifference, freePort, startNode, waitForReady, type Child } from './lib.js';
+import { LOOPBACK, firstDifference, freePort, startNode, waitForReady } from './lib.js';
+import { signIn, startApp as startSharedApp, type AppOptions } from './api-app.js';
 import { seed, withClient } from './seed.js';
 import { seedApiData, LARGE, SMALL } from './api-seed.js';
 import { bareQueries } from './api-sql.js';
@@ -79,8 +79,6 @@ const LOG_LEVEL = process.env.BENCH_LOG_LEVEL || 'info';
 const CPU_PROF = ['1', 'true', 'yes'].includes((process.env.BENCH_CPU_PROF ?? '').toLowerCase());
 const PARTS = ['pages', 'oasm', 'pglite', 'large'] as const;
 const PGLITE_SOCKET = process.env.BENCH_PGLITE_SOCKET ? resolve(process.env.BENCH_PGLITE_SOCKET) : undefined;
-const PASSWORD = 'bench-password-123';
-const EMAIL = 'bench-owner@example.com';
 
 function listSetting<T extends string>(name: string, all: readonly T[]): T[] {
   const chosen = (process.env[name] || all.join(',')).split(',').map((s) => s.trim());
@@ -89,40 +87,7 @@ function listSetting<T extends string>(name: string, all: readonly T[]): T[] {
   return chosen as T[];
 }
 
-/** The app as production runs it (NODE_ENV=production, LOG_LEVEL info), on PostgreSQL or (no url) PGlite. */
-async function startApp(name: string, options: { databaseUrl?: string; dataDir: string; profileDir?: string }): Promise<{ url: string; child: Child }> {
-  const port = await freePort();
-  const url = `http://${LOOPBACK}:${port}`;
-  const profile = options.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.profileDir}`] : [];
-  const child = startNode(name, [...profile, '--import', 'tsx', 'src/main.ts'], {
-    cwd: APP_DIR,
-    env: {
-      ...process.env,
-      DATABASE_URL: options.databaseUrl ?? '',
-      PORT: String(port),
-      HOST: LOOPBACK,
-      DATA_DIR: options.dataDir,
-      AUTH_SECRET: randomBytes(36).toString('base64url'),
-      NODE_ENV: 'production',
-      LOG_LEVEL,
-      REDIS_URL: '',
-      PUBLIC_URL: '',
-    },
-  });
-  onCleanup(`stop ${name}`, () => child.stop());
-  const started = Date.now();
-  await waitForReady(`${url}/ready`, child, 180_000);
-  console.log(`  ${name} ready on ${url} in ${((Date.now() - started) / 1000).toFixed(1)}s`);
-  return { url, child };
-}
-
-async function signIn(appUrl: string, path: 'sign-up' | 'sign-in'): Promise<{ token: string; user: { id: string } }> {
-  const body = path === 'sign-up' ? { name: 'Bench Owner', email: EMAIL, password: PASSWORD } : { email: EMAIL, password: PASSWORD };
-  return expectOk(
-    path,
-    await fetchText(`${appUrl}/api/v1/api/auth/${path}/email`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
-  ) as { token: string; user: { id: string } };
-}
+const startApp = (name: string, options: Omit<AppOptions, 'appDir' | 'logLevel'>) => startSharedApp(name, { ...options, appDir: APP_DIR, logLevel: LOG_LEVEL });
 
 const ratio = (a: number | undefined, b: number | undefined) => (a !== undefined && b ? a / b : undefined);
 const fmt = (value: number | undefined, digits = 2) => (value === undefined ? '-' : value.toFixed(digits));

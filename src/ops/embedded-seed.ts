@@ -19,7 +19,7 @@ async function main(out: string | undefined): Promise<void> {
     const queue = new JobQueue(db, createLogger('silent'));
     await queue.start();
     await queue.stop(1000);
-    const dump = await db.pglite!.dumpDataDir('gzip');
+    const dump = await db.embedded!.dump();
     writeFileSync(out, Buffer.from(await dump.arrayBuffer()), { mode: 0o644 });
   } finally {
     await db.close();

@@ -32,7 +32,7 @@ export async function ensureTemplate(): Promise<string> {
   const queue = new JobQueue(db, createLogger('silent'));
   await queue.start();
   await queue.stop(1000);
-  const dump = await db.pglite!.dumpDataDir('gzip');
+  const dump = await db.embedded!.dump();
   mkdirSync(dirname(path), { recursive: true });
   const partial = `${path}.${process.pid}.tmp`;
   writeFileSync(partial, Buffer.from(await dump.arrayBuffer()));
