@@ -12,7 +12,7 @@ import type { Env } from './env.js';
 import { shippedPath } from './shipped-files.js';
 
 export { PrismaClient };
-export type { Prisma } from '../prisma/generated/prisma/client.js';
+export { Prisma } from '../prisma/generated/prisma/client.js';
 
 export interface DatabaseOptions {
   /** PostgreSQL URL; absent means embedded PGlite. */

@@ -360,6 +360,9 @@ describe('WorkspaceResponse shape', () => {
     const got = await client.api('GET', `${BASE}/${created.id}`, { as: member });
     expect(got.status).toBe(200);
     expect(got.body).toEqual(expected('member'));
+    // The list's one statement (page-sql.ts) and the ORM's read of one workspace answer the very same body,
+    // timestamps to the millisecond.
+    expect(memberList.body.data[0]).toEqual(got.body);
     // No email or other private user fields leak through the members.
     expect(JSON.stringify(got.body)).not.toContain(member.email);
   });

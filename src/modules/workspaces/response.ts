@@ -13,6 +13,9 @@ export const workspaceResponseInclude = {
 } satisfies Prisma.WorkspaceInclude;
 
 type WorkspaceRow = Prisma.WorkspaceGetPayload<{ include: typeof workspaceResponseInclude }>;
+type MemberRow = Pick<WorkspaceRow['members'][number], 'id' | 'role' | 'userId' | 'user' | 'createdAt' | 'updatedAt'>;
+/** A row read through the ORM (workspaceResponseInclude) or by the REST page's statement (page-sql.ts). */
+type WorkspaceSource = Omit<WorkspaceRow, 'members'> & { members: MemberRow[] };
 
 export interface WorkspaceMemberResponse {
   id: string;
@@ -40,12 +43,12 @@ export interface WorkspaceResponse {
   workspaceMembers: WorkspaceMemberResponse[];
 }
 
-export function toMemberResponse(member: WorkspaceRow['members'][number]): WorkspaceMemberResponse {
+export function toMemberResponse(member: MemberRow): WorkspaceMemberResponse {
   return { id: member.id, role: member.role, user: member.user, createdAt: member.createdAt, updatedAt: member.updatedAt };
 }
 
 /** The seed's WorkspaceResponse (2.1), with `role` as the caller's. */
-export function toWorkspaceResponse(row: WorkspaceRow, viewerId: string): WorkspaceResponse {
+export function toWorkspaceResponse(row: WorkspaceSource, viewerId: string): WorkspaceResponse {
   const mine = row.members.find((member) => member.userId === viewerId);
   return {
     id: row.id,

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { booleanQuery, pageQuery } from '../../pagination.js';
 
 export const WORKSPACE_SORT_FIELDS = ['createdAt', 'updatedAt', 'name'] as const;
+export type WorkspaceSortField = (typeof WORKSPACE_SORT_FIELDS)[number];
 export const listWorkspacesInput = z
   .object({
     search: z.string().trim().max(200).optional(),

@@ -15,6 +15,7 @@ import {
   type UpdateWorkspaceInput,
 } from './schemas.js';
 import { toWorkspaceResponse, workspaceResponseInclude, type WorkspaceResponse } from './response.js';
+import { findWorkspacePage } from './page-sql.js';
 
 export interface WorkspaceFilters {
   search?: string;
@@ -38,18 +39,9 @@ export function workspaceListWhere(ctx: ServiceContext, filters: WorkspaceFilter
 export async function listWorkspaces(ctx: ServiceContext, input: ListWorkspacesInput): Promise<Page<WorkspaceResponse>> {
   const viewer = requireViewer(ctx);
   const { search, page, limit, sortBy, sortOrder, isArchived } = validate(listWorkspacesInput, input);
-  const where = workspaceListWhere(ctx, { search, isArchived });
-  const direction = sortOrder === 'ASC' ? 'asc' : 'desc';
-  const [rows, total] = await Promise.all([
-    ctx.deps.prisma.workspace.findMany({
-      where,
-      orderBy: [{ [sortBy]: direction }, { id: direction }],
-      skip: (page - 1) * limit,
-      take: limit,
-      include: workspaceResponseInclude,
-    }),
-    ctx.deps.prisma.workspace.count({ where }),
-  ]);
+  const rows = await findWorkspacePage(ctx.deps.prisma, { viewer, search, isArchived, sortBy, direction: sortOrder, offset: (page - 1) * limit, limit });
+  // Each row carries the list's total; a page past the end has no row to carry it, so it is counted then.
+  const total = rows[0]?.total ?? (page > 1 ? await countWorkspaces(ctx, { search, isArchived }) : 0);
   return pageEnvelope(
     rows.map((row) => toWorkspaceResponse(row, viewer.id)),
     total,

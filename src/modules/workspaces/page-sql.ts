@@ -1,0 +1,94 @@
+import type { Viewer } from '../../context.js';
+import { Prisma, type PrismaClient } from '../../db.js';
+import { escapeLike } from '../../pagination.js';
+import type { WorkspaceRole } from '../../auth/permissions.js';
+import type { WorkspaceSortField } from './schemas.js';
+
+/**
+ * The REST workspace page in one statement: the page's rows with their members (and users) and target counts,
+ * and the total of the filtered list as a window count. Through the ORM it took two statements (page, count)
+ * and most of the request's CPU went into building and mapping the relation query; this is the hottest read of
+ * OASM's clients (their first request), so it is written out. The filters mirror workspaceListWhere (service.ts),
+ * and the tests compare both (test/workspaces.rest.test.ts: search, archive filter, sort, pages, visibility).
+ */
+export interface WorkspacePageQuery {
+  viewer: Viewer;
+  search?: string;
+  isArchived?: boolean;
+  sortBy: WorkspaceSortField;
+  direction: 'ASC' | 'DESC';
+  offset: number;
+  limit: number;
+}
+
+export interface WorkspacePageRow {
+  id: string;
+  name: string;
+  description: string | null;
+  isAssetsDiscovery: boolean;
+  isAutoEnableAssetAfterDiscovered: boolean;
+  archivedAt: Date | null;
+  ownerId: string;
+  createdAt: Date;
+  updatedAt: Date;
+  total: number;
+  _count: { targets: number };
+  members: Array<{
+    id: string;
+    role: WorkspaceRole;
+    userId: string;
+    createdAt: Date;
+    updatedAt: Date;
+    user: { id: string; name: string; image: string | null };
+  }>;
+}
+
+/** Columns are quoted identifiers from a closed list: nothing the caller typed reaches the SQL text. */
+const SORT_COLUMNS: Record<WorkspaceSortField, Prisma.Sql> = {
+  createdAt: Prisma.raw('"createdAt"'),
+  updatedAt: Prisma.raw('"updatedAt"'),
+  name: Prisma.raw('"name"'),
+};
+
+type RawMember = Omit<WorkspacePageRow['members'][number], 'createdAt' | 'updatedAt'> & { createdAt: string; updatedAt: string };
+type RawRow = Omit<WorkspacePageRow, 'members' | '_count'> & { members: RawMember[]; targetCount: number };
+
+/** JSON carries `timestamp` columns as ISO text without a zone; they are UTC, as Prisma stores them. */
+const utc = (text: string) => new Date(`${text}Z`);
+
+export async function findWorkspacePage(prisma: PrismaClient, query: WorkspacePageQuery): Promise<WorkspacePageRow[]> {
+  const column = SORT_COLUMNS[query.sortBy];
+  const direction = Prisma.raw(query.direction === 'ASC' ? 'ASC' : 'DESC');
+  const filters = [Prisma.sql`EXISTS (SELECT 1 FROM "workspace_member" mine WHERE mine."workspaceId" = w.id AND mine."userId" = ${query.viewer.id})`];
+  if (query.search) {
+    const pattern = `%${escapeLike(query.search)}%`;
+    filters.push(Prisma.sql`(w."name" ILIKE ${pattern} OR w."description" ILIKE ${pattern})`);
+  }
+  if (query.isArchived !== undefined) filters.push(query.isArchived ? Prisma.sql`w."archivedAt" IS NOT NULL` : Prisma.sql`w."archivedAt" IS NULL`);
+  const rows = await prisma.$queryRaw<RawRow[]>`
+    WITH page AS (
+      SELECT w.id, count(*) OVER () AS total
+      FROM "workspace" w
+      WHERE ${Prisma.join(filters, ' AND ')}
+      ORDER BY w.${column} ${direction}, w.id ${direction}
+      LIMIT ${query.limit} OFFSET ${query.offset}
+    )
+    SELECT w.id::text AS id, w."name", w."description", w."isAssetsDiscovery", w."isAutoEnableAssetAfterDiscovered", w."archivedAt",
+           w."ownerId", w."createdAt", w."updatedAt", page.total::int AS total,
+           (SELECT count(*)::int FROM "target" t WHERE t."workspaceId" = w.id) AS "targetCount",
+           COALESCE((
+             SELECT json_agg(json_build_object(
+                      'id', m.id, 'role', m.role, 'userId', m."userId", 'createdAt', m."createdAt", 'updatedAt', m."updatedAt",
+                      'user', json_build_object('id', u.id, 'name', u."name", 'image', u."image"))
+                    ORDER BY m."createdAt")
+             FROM "workspace_member" m JOIN "user" u ON u.id = m."userId"
+             WHERE m."workspaceId" = w.id
+           ), '[]'::json) AS members
+    FROM page JOIN "workspace" w ON w.id = page.id
+    ORDER BY w.${column} ${direction}, w.id ${direction}`;
+  return rows.map(({ targetCount, members, ...row }) => ({
+    ...row,
+    _count: { targets: targetCount },
+    members: members.map((member) => ({ ...member, createdAt: utc(member.createdAt), updatedAt: utc(member.updatedAt) })),
+  }));
+}
