@@ -1,5 +1,8 @@
 // The embedded database runs on a thread of its own (src/db/embedded/), reached through node-postgres as a
 // PostgreSQL server would be. These run on both CI legs: they open the embedded database themselves.
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Worker } from 'node:worker_threads';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../src/db.js';
@@ -122,6 +125,18 @@ describe('the embedded database on its own thread', () => {
       await expect.poll(estimate, { timeout: 10_000 }).toBe(3000);
     } finally {
       await maintenance.stop();
+    }
+  });
+
+  it('refuses, with an error of its own, a data directory that does not hold a database it can open', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'perimeter-embedded-bad-'));
+    try {
+      writeFileSync(join(dir, 'PG_VERSION'), '9\n');
+      await expect(openDatabase({ pgliteDir: join(dir) })).rejects.toThrow(/The embedded database did not open/);
+      // The lock went with it: the directory can be opened again once fixed.
+      expect(existsSync(join(dir, '..', `${dir.split('/').pop()}.lock`))).toBe(false);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

@@ -39,17 +39,25 @@ export class EmbeddedDatabaseThread {
   /** Starts the thread and opens the database in it (a template or seed archive, or the files under `dataDir`). */
   static async start(options: EmbeddedWorkerOptions): Promise<EmbeddedDatabaseThread> {
     const worker = new Worker(WORKER_ENTRY, { workerData: options, stdout: false, stderr: false });
-    await new Promise<void>((resolve, reject) => {
-      const settle = (message: FromWorker) => {
-        if (message.type === 'ready') resolve();
-        else if (message.type === 'failed') reject(new Error(`The embedded database did not open: ${message.message}`));
-        else return;
-        worker.off('message', settle);
-        worker.off('error', reject);
-      };
-      worker.on('message', settle);
-      worker.once('error', reject);
-    });
+    let onMessage!: (message: FromWorker) => void;
+    let onError!: (error: Error) => void;
+    let onExit!: (code: number) => void;
+    try {
+      await new Promise<void>((resolve, reject) => {
+        onMessage = (message) => {
+          if (message.type === 'ready') resolve();
+          else if (message.type === 'failed') reject(new Error(`The embedded database did not open: ${message.message}`));
+        };
+        onError = (error) => reject(new Error(`The embedded database did not open: ${error.message}`, { cause: error }));
+        onExit = (code) => reject(new Error(`The embedded database did not open: its thread exited (code ${code})`));
+        worker.on('message', onMessage).on('error', onError).on('exit', onExit);
+      });
+    } catch (error) {
+      await worker.terminate();
+      throw error;
+    } finally {
+      worker.off('message', onMessage).off('error', onError).off('exit', onExit);
+    }
     worker.unref();
     return new EmbeddedDatabaseThread(worker);
   }

@@ -26,8 +26,9 @@ let db: PGlite;
 try {
   db = await PGlite.create({ dataDir: options.dataDir, loadDataDir: options.loadDataDir });
 } catch (error) {
+  // Reported as a message: the server's thread turns it into its own error and ends this thread.
   send({ type: 'failed', message: (error as Error).message ?? String(error) });
-  throw error;
+  await new Promise<never>(() => undefined);
 }
 
 /** Bytes of a connection's message that arrived without its end (kept until the rest comes). */

@@ -1,0 +1,1 @@
+//# sourceMappingURL=commonInputTypes.js.map

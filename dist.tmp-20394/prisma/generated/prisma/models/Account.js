@@ -1,0 +1,1 @@
+//# sourceMappingURL=Account.js.map

@@ -1,0 +1,1 @@
+//# sourceMappingURL=ApiToken.js.map

@@ -1,0 +1,1 @@
+//# sourceMappingURL=Asset.js.map

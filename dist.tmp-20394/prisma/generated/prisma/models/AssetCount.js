@@ -1,0 +1,1 @@
+//# sourceMappingURL=AssetCount.js.map

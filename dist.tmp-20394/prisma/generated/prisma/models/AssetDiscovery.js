@@ -1,0 +1,1 @@
+//# sourceMappingURL=AssetDiscovery.js.map

@@ -1,0 +1,1 @@
+//# sourceMappingURL=AssetTarget.js.map

@@ -1,0 +1,1 @@
+//# sourceMappingURL=AuditLog.js.map

@@ -1,0 +1,1 @@
+//# sourceMappingURL=ChangeEvent.js.map

@@ -1,0 +1,1 @@
+//# sourceMappingURL=Conversation.js.map

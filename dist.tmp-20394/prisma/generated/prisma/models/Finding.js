@@ -1,0 +1,1 @@
+//# sourceMappingURL=Finding.js.map

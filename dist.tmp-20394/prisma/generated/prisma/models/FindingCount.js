@@ -1,0 +1,1 @@
+//# sourceMappingURL=FindingCount.js.map

@@ -1,0 +1,1 @@
+//# sourceMappingURL=FindingEvent.js.map

@@ -1,0 +1,1 @@
+//# sourceMappingURL=FindingTarget.js.map

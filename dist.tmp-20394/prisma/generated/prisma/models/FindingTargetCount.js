@@ -1,0 +1,1 @@
+//# sourceMappingURL=FindingTargetCount.js.map

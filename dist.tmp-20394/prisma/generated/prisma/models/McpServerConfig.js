@@ -1,0 +1,1 @@
+//# sourceMappingURL=McpServerConfig.js.map

@@ -1,0 +1,1 @@
+//# sourceMappingURL=Message.js.map

@@ -1,0 +1,1 @@
+//# sourceMappingURL=ModelConfig.js.map

@@ -1,0 +1,1 @@
+//# sourceMappingURL=Scan.js.map

@@ -1,0 +1,1 @@
+//# sourceMappingURL=ScanSchedule.js.map

@@ -1,0 +1,1 @@
+//# sourceMappingURL=ScanScheduleRun.js.map

@@ -1,0 +1,1 @@
+//# sourceMappingURL=ScanStep.js.map

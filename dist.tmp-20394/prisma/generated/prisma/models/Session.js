@@ -1,0 +1,1 @@
+//# sourceMappingURL=Session.js.map

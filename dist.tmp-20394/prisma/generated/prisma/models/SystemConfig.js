@@ -1,0 +1,1 @@
+//# sourceMappingURL=SystemConfig.js.map

@@ -1,0 +1,1 @@
+//# sourceMappingURL=Target.js.map

@@ -1,0 +1,1 @@
+//# sourceMappingURL=Template.js.map

@@ -1,0 +1,1 @@
+//# sourceMappingURL=Tool.js.map

@@ -1,0 +1,1 @@
+//# sourceMappingURL=ToolCall.js.map

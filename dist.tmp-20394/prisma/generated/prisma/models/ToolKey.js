@@ -1,0 +1,1 @@
+//# sourceMappingURL=ToolKey.js.map

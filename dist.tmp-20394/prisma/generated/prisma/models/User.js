@@ -1,0 +1,1 @@
+//# sourceMappingURL=User.js.map

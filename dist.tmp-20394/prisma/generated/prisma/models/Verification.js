@@ -1,0 +1,1 @@
+//# sourceMappingURL=Verification.js.map

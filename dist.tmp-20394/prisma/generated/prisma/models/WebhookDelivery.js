@@ -1,0 +1,1 @@
+//# sourceMappingURL=WebhookDelivery.js.map

@@ -1,0 +1,1 @@
+//# sourceMappingURL=WebhookEndpoint.js.map

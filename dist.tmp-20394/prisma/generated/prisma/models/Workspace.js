@@ -1,0 +1,1 @@
+//# sourceMappingURL=Workspace.js.map

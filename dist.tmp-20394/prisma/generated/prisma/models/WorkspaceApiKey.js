@@ -1,0 +1,1 @@
+//# sourceMappingURL=WorkspaceApiKey.js.map

@@ -1,0 +1,1 @@
+//# sourceMappingURL=WorkspaceDiscoverySettings.js.map

@@ -1,0 +1,1 @@
+//# sourceMappingURL=WorkspaceInvitation.js.map

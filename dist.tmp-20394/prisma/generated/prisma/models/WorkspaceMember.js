@@ -1,0 +1,1 @@
+//# sourceMappingURL=WorkspaceMember.js.map

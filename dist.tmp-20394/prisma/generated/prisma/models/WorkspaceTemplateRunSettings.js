@@ -1,0 +1,1 @@
+//# sourceMappingURL=WorkspaceTemplateRunSettings.js.map

@@ -1,0 +1,1 @@
+//# sourceMappingURL=WorkspaceTemplateSetting.js.map

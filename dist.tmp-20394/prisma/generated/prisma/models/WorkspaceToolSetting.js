@@ -1,0 +1,1 @@
+//# sourceMappingURL=WorkspaceToolSetting.js.map

@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "template" ADD COLUMN     "userVariables" TEXT[] DEFAULT ARRAY[]::TEXT[];
