@@ -382,6 +382,7 @@ describe('GraphQL limits and masking', () => {
     deps.prisma = new Proxy(real, {
       get(target, property) {
         if (property === 'workspace') return { findMany: failing, count: failing, findFirst: failing, findUnique: failing };
+        if (property === '$queryRaw') return failing; // the REST workspace page's own statement (page-sql.ts)
         const value = Reflect.get(target, property, target) as unknown;
         return typeof value === 'function' ? value.bind(target) : value;
       },

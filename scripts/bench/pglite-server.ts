@@ -1,6 +1,6 @@
-// PGlite served over the PostgreSQL wire protocol, in its own process: the "database off the request thread"
-// option that `npm run bench:api` measures against today's in-thread PGlite (BENCH_PGLITE_SOCKET). The app then
-// talks to it through the same pg driver and Prisma adapter as to a real server (DATABASE_URL).
+// PGlite served over the PostgreSQL wire protocol, in its own process: one "database off the request thread"
+// option that `npm run bench:api` can measure beside the app's own embedded default (BENCH_PGLITE_SOCKET). The app
+// then talks to it through the same pg driver and Prisma adapter as to a real server (DATABASE_URL).
 //
 // @electric-sql/pglite-socket is not a dependency of the project (it pins its own PGlite build and seven
 // extension packages): install it anywhere (`npm install --ignore-scripts @electric-sql/pglite-socket` in a
@@ -13,7 +13,9 @@
 // list pages, and then WRONG ANSWERS under load (401, 404, 503 for valid requests on the messages page): its
 // multiplexer queues each protocol message on its own and keeps a connection's messages together only inside a
 // transaction, so one connection's Parse/Bind/Execute interleave with another's on the single session. Not fit to
-// be the default as it is; a bridge that hands PGlite whole Sync-terminated batches per connection would be.
+// be the default as it is. (That figure is against PGlite on the server's own thread, as it was then.) The default
+// became the other option: PGlite on a worker thread of the server's process, one connection whose whole batches
+// go over as transferred buffers (src/db/embedded/): no socket, no second process, no interleaving.
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
