@@ -50,11 +50,14 @@ export async function ensureBuiltinTools(deps: Pick<AppDeps, 'prisma' | 'log'>):
     await tx.$executeRaw`SELECT pg_advisory_xact_lock(${CATALOGUE_LOCK}::bigint)`;
     const existing = await tx.tool.findMany({ where: { builtin: true, workspaceId: null }, orderBy: { createdAt: 'asc' } });
     const names: string[] = [];
-    for (const tool of BUILTIN_TOOLS) {
+    // Lists sort tools by creation time: one millisecond apart, the built-ins list in pipeline order (created within
+    // the same millisecond, they would fall back to name order).
+    const start = Date.now();
+    for (const [index, tool] of BUILTIN_TOOLS.entries()) {
       const row = existing.find((candidate) => candidate.name === tool.name);
       const fields = { category: tool.category, description: tool.description, version: BUILTIN_TOOL_VERSION };
       if (!row) {
-        await tx.tool.create({ data: { ...fields, name: tool.name, builtin: true, workspaceId: null } });
+        await tx.tool.create({ data: { ...fields, name: tool.name, builtin: true, workspaceId: null, createdAt: new Date(start + index) } });
         names.push(tool.name);
       } else if (row.category !== fields.category || row.description !== fields.description || row.version !== fields.version) {
         await tx.tool.update({ where: { id: row.id }, data: fields });
