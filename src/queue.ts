@@ -29,7 +29,8 @@ export interface JobQueueOptions {
 export type JobHandler<T> = (data: T, job: { id: string; attempt: number }) => Promise<void>;
 
 /**
- * The one durable job queue: pg-boss in the application's own database (PostgreSQL, or the embedded one), so a job can be enqueued in the same transaction as the rows it refers to.
+ * The one durable job queue: pg-boss in the application's own database (PostgreSQL, or the embedded one), so a
+ * job can be enqueued in the same transaction as the rows it refers to.
  */
 export class JobQueue {
   private readonly boss: PgBoss;

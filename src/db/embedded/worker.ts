@@ -33,6 +33,8 @@ try {
 
 /** Bytes of a connection's message that arrived without its end (kept until the rest comes). */
 const partial = new Map<number, Uint8Array>();
+/** Connections past their startup message: from then on every message has a type byte. */
+const started = new Set<number>();
 let opened = 0;
 /** One thing at a time: PGlite is one backend, and a message's answer must be complete before the next begins. */
 let tail: Promise<unknown> = Promise.resolve();
@@ -57,10 +59,13 @@ function* messages(connection: number, bytes: Uint8Array): Generator<{ start: bo
   let buffer = carried ? Buffer.concat([carried, bytes]) : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   partial.delete(connection);
   while (buffer.length >= 5) {
+    // Before startup, a message may have no type byte: its code is in bytes 4–7.
+    if (!started.has(connection) && buffer.length < 8) break;
     const second = buffer.length >= 8 ? buffer.readInt32BE(4) : -1;
-    const untyped = second === PROTOCOL_3 || second === SSL_REQUEST || second === CANCEL_REQUEST;
+    const untyped = !started.has(connection) && (second === PROTOCOL_3 || second === SSL_REQUEST || second === CANCEL_REQUEST);
     const length = untyped ? buffer.readInt32BE(0) : 1 + buffer.readInt32BE(1);
     if (buffer.length < length) break;
+    if (untyped && second === PROTOCOL_3) started.add(connection);
     yield { start: untyped, code: untyped ? second : buffer[0]!, body: buffer.subarray(0, length) };
     buffer = buffer.subarray(length);
   }
@@ -92,6 +97,7 @@ async function answer(connection: number, bytes: Uint8Array): Promise<void> {
 
 async function closeConnection(connection: number): Promise<void> {
   partial.delete(connection);
+  started.delete(connection);
   if (db.isInTransaction()) await db.exec('ROLLBACK');
 }
 

@@ -1,1 +1,0 @@
-//# sourceMappingURL=commonInputTypes.js.map

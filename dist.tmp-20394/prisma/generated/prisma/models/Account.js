@@ -1,1 +1,0 @@
-//# sourceMappingURL=Account.js.map

@@ -1,1 +1,0 @@
-//# sourceMappingURL=ApiToken.js.map

@@ -1,1 +1,0 @@
-//# sourceMappingURL=Asset.js.map

@@ -1,1 +1,0 @@
-//# sourceMappingURL=AssetCount.js.map

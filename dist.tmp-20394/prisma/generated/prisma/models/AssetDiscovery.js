@@ -1,1 +1,0 @@
-//# sourceMappingURL=AssetDiscovery.js.map

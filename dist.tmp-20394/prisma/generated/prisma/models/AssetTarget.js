@@ -1,1 +1,0 @@
-//# sourceMappingURL=AssetTarget.js.map

@@ -1,1 +1,0 @@
-//# sourceMappingURL=AuditLog.js.map

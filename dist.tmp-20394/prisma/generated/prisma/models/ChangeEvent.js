@@ -1,1 +1,0 @@
-//# sourceMappingURL=ChangeEvent.js.map

@@ -1,1 +1,0 @@
-//# sourceMappingURL=Conversation.js.map

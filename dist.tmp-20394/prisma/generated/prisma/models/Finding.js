@@ -1,1 +1,0 @@
-//# sourceMappingURL=Finding.js.map

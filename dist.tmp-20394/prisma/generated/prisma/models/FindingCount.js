@@ -1,1 +1,0 @@
-//# sourceMappingURL=FindingCount.js.map

@@ -1,1 +1,0 @@
-//# sourceMappingURL=FindingEvent.js.map

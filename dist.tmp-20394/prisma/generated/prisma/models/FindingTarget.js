@@ -1,1 +1,0 @@
-//# sourceMappingURL=FindingTarget.js.map

@@ -1,1 +1,0 @@
-//# sourceMappingURL=FindingTargetCount.js.map

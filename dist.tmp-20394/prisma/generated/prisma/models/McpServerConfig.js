@@ -1,1 +1,0 @@
-//# sourceMappingURL=McpServerConfig.js.map

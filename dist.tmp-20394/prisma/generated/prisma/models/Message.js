@@ -1,1 +1,0 @@
-//# sourceMappingURL=Message.js.map

@@ -1,1 +1,0 @@
-//# sourceMappingURL=ModelConfig.js.map

@@ -1,1 +1,0 @@
-//# sourceMappingURL=Scan.js.map

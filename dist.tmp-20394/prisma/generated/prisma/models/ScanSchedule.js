@@ -1,1 +1,0 @@
-//# sourceMappingURL=ScanSchedule.js.map

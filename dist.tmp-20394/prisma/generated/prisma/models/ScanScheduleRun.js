@@ -1,1 +1,0 @@
-//# sourceMappingURL=ScanScheduleRun.js.map

@@ -1,1 +1,0 @@
-//# sourceMappingURL=ScanStep.js.map

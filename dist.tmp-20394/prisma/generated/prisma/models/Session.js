@@ -1,1 +1,0 @@
-//# sourceMappingURL=Session.js.map

@@ -1,1 +1,0 @@
-//# sourceMappingURL=SystemConfig.js.map

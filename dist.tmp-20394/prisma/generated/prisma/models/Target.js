@@ -1,1 +1,0 @@
-//# sourceMappingURL=Target.js.map

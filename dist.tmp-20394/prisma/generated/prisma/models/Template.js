@@ -1,1 +1,0 @@
-//# sourceMappingURL=Template.js.map

@@ -1,1 +1,0 @@
-//# sourceMappingURL=Tool.js.map

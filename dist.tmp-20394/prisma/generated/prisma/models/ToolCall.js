@@ -1,1 +1,0 @@
-//# sourceMappingURL=ToolCall.js.map

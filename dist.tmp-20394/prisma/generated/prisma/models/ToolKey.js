@@ -1,1 +1,0 @@
-//# sourceMappingURL=ToolKey.js.map

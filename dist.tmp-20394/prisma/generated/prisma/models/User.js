@@ -1,1 +1,0 @@
-//# sourceMappingURL=User.js.map

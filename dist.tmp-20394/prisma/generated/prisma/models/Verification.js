@@ -1,1 +1,0 @@
-//# sourceMappingURL=Verification.js.map

@@ -1,1 +1,0 @@
-//# sourceMappingURL=WebhookDelivery.js.map

@@ -1,1 +1,0 @@
-//# sourceMappingURL=WebhookEndpoint.js.map

@@ -1,1 +1,0 @@
-//# sourceMappingURL=Workspace.js.map

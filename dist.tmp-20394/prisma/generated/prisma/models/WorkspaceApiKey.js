@@ -1,1 +1,0 @@
-//# sourceMappingURL=WorkspaceApiKey.js.map

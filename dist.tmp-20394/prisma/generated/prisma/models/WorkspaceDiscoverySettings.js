@@ -1,1 +1,0 @@
-//# sourceMappingURL=WorkspaceDiscoverySettings.js.map

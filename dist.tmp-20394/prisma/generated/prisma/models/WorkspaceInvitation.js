@@ -1,1 +1,0 @@
-//# sourceMappingURL=WorkspaceInvitation.js.map

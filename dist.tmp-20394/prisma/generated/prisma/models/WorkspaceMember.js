@@ -1,1 +1,0 @@
-//# sourceMappingURL=WorkspaceMember.js.map

@@ -1,1 +1,0 @@
-//# sourceMappingURL=WorkspaceTemplateRunSettings.js.map

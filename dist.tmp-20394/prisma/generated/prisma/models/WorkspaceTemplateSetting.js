@@ -1,1 +1,0 @@
-//# sourceMappingURL=WorkspaceTemplateSetting.js.map

@@ -1,1 +1,0 @@
-//# sourceMappingURL=WorkspaceToolSetting.js.map

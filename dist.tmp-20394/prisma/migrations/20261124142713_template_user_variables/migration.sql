@@ -1,2 +1,0 @@
--- AlterTable
-ALTER TABLE "template" ADD COLUMN     "userVariables" TEXT[] DEFAULT ARRAY[]::TEXT[];
