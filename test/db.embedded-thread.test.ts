@@ -1,5 +1,6 @@
 // The embedded database runs on a thread of its own (src/db/embedded/), reached through node-postgres as a
 // PostgreSQL server would be. These run on both CI legs: they open the embedded database themselves.
+import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,6 +9,7 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../src/db.js';
 import { maintainEmbeddedDatabase, startEmbeddedMaintenance } from '../src/db/embedded/maintenance.js';
 import { createLogger } from '../src/logger.js';
+import { projectRoot } from './support/process.js';
 import { ensureTemplate, loadTemplate } from './support/template.js';
 
 const opened: Database[] = [];
@@ -139,4 +141,26 @@ describe('the embedded database on its own thread', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  it('lets a process that is done exit by itself, also after a connection was discarded (the thread holds it only while it owes an answer)', async () => {
+    const script = [
+      `const { openDatabase } = await import(${JSON.stringify(join(projectRoot, 'src/db.ts'))});`,
+      'const db = await openDatabase({});',
+      'const client = await db.pool.connect();',
+      "await client.query('SELECT 1');",
+      'client.release(true);',
+      "await db.sql.query('SELECT 1');",
+      "console.log('done');",
+    ].join('\n');
+    // A file, not --eval: the database thread inherits the process's flags, and --input-type would fail it.
+    const dir = mkdtempSync(join(tmpdir(), 'perimeter-embedded-exit-'));
+    const file = join(dir, 'done.mjs');
+    writeFileSync(file, script);
+    const outcome = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+      execFile(process.execPath, ['--import', 'tsx', file], { cwd: projectRoot, timeout: 30_000 }, (error, stdout, stderr) =>
+        resolve({ code: error ? ((error as { code?: number }).code ?? null) : 0, stdout, stderr }),
+      );
+    }).finally(() => rmSync(dir, { recursive: true, force: true }));
+    expect(outcome, outcome.stderr).toMatchObject({ code: 0, stdout: 'done\n' });
+  }, 40_000);
 });

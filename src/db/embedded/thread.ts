@@ -68,7 +68,7 @@ export class EmbeddedDatabaseThread {
     const stream = new WireStream(
       (bytes) => this.post({ type: 'wire', connection: id, bytes }, [bytes.buffer as ArrayBuffer]),
       () => {
-        if (this.streams.delete(id) && !this.lost && !this.closing) this.post({ type: 'end', connection: id });
+        if (this.streams.delete(id) && !this.lost && !this.closing) this.post({ type: 'end', connection: id }, [], false);
       },
     );
     if (this.lost) {
@@ -102,6 +102,7 @@ export class EmbeddedDatabaseThread {
     return this.closing;
   }
 
+  /** `answered`: the thread replies to it (wire, dump); until it has, the thread keeps the process alive. */
   private post(message: ToWorker, transfer: ArrayBuffer[] = [], answered = true): void {
     if (answered && this.awaiting++ === 0) this.worker.ref();
     this.worker.postMessage(message, transfer);
