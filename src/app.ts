@@ -95,7 +95,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   // routes (list-sessions hands out other sessions' tokens, …) are not served: 404 like any unknown path.
   const rest = createRestHandler({
     bodyLimit: env.BODY_LIMIT_BYTES,
-    buildContext: (req) => buildContext(toHeaders(req), req),
+    buildContext,
     onUnexpectedError: (error, procedurePath) => log.error({ err: error, procedure: procedurePath }, 'REST procedure failed'),
   });
   // Our MCP endpoint (workspace API keys), beside the REST handler: it speaks JSON-RPC and SSE, not tRPC.

@@ -49,5 +49,15 @@ describe('GraphQL bounds that used to have holes', () => {
     expect(hundred.errors).toBeUndefined();
     expect(hundred.data.nodes).toHaveLength(100);
     expect(hundred.data.nodes[0]).toEqual({ id: globalId });
+
+    // The same text again (the parsed document is cached, the ids fields found in it too): counted per request.
+    const again = await client.gql('query($ids: [ID!]!) { nodes(ids: $ids) { id } }', { as: user, variables: { ids: fiveThousand } });
+    expect(again.errors).toEqual([expect.objectContaining({ message: 'nodes(ids:) takes at most 100 ids, got 5000' })]);
+    // Through a fragment on Query as well.
+    const viaFragment = await client.gql('query($ids: [ID!]!) { ...Lookup } fragment Lookup on Query { nodes(ids: $ids) { id } }', {
+      as: user,
+      variables: { ids: many },
+    });
+    expect(viaFragment.errors).toEqual([expect.objectContaining({ message: 'nodes(ids:) takes at most 100 ids, got 101' })]);
   });
 });

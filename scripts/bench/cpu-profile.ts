@@ -59,6 +59,14 @@ function table(rows: Array<[string, number]>, total: number, limit: number): str
 }
 
 /** Summaries of every .cpuprofile in `dir`, one per window (or over the whole run when no window matches). */
+/** BENCH_CPU_TOP: how many top functions to list (default 14); BENCH_CPU_INCLUSIVE: also list that many functions by inclusive time. */
+const TOP = Number(process.env.BENCH_CPU_TOP || 14);
+const TOP_INCLUSIVE = Number(process.env.BENCH_CPU_INCLUSIVE || 0);
+
+function functionName(frame: CpuProfile['nodes'][number]['callFrame'], rootUrl: string): string {
+  return `${frame.functionName || '(anonymous)'} ${frame.url ? `${shortUrl(frame.url, rootUrl)}:${frame.lineNumber + 1}` : ''}`.trim();
+}
+
 export async function summarizeCpuProfiles(dir: string, root: string, windows: Window[] = []): Promise<string> {
   const files = (await readdir(dir)).filter((file) => file.endsWith('.cpuprofile'));
   if (!files.length) return `CPU profile: none written in ${dir}`;
@@ -74,6 +82,16 @@ export async function summarizeCpuProfiles(dir: string, root: string, windows: W
     for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
     // The areas anywhere on a node's stack (up to the last await: async stacks are cut there).
     const stackAreas = new Map<number, Set<string>>();
+    const stackFunctions = new Map<number, Set<string>>();
+    const functionsOnStack = (id: number): Set<string> => {
+      let found = stackFunctions.get(id);
+      if (found) return found;
+      const up = parent.get(id);
+      found = new Set(up === undefined ? [] : functionsOnStack(up));
+      found.add(functionName(byId.get(id)!.callFrame, rootUrl));
+      stackFunctions.set(id, found);
+      return found;
+    };
     const areasOnStack = (id: number): Set<string> => {
       let found = stackAreas.get(id);
       if (found) return found;
@@ -96,6 +114,7 @@ export async function summarizeCpuProfiles(dir: string, root: string, windows: W
       const areas = new Map<string, number>();
       const inclusive = new Map<string, number>();
       const functions = new Map<string, number>();
+      const functionsInclusive = new Map<string, number>();
       let total = 0;
       for (let i = 0; i < profile.samples.length - 1; i += 1) {
         if (times[i]! < span.startUs || times[i]! >= span.endUs) continue;
@@ -106,8 +125,10 @@ export async function summarizeCpuProfiles(dir: string, root: string, windows: W
         const group = area(frame.url, frame.functionName, rootUrl);
         areas.set(group, (areas.get(group) ?? 0) + us);
         for (const onStack of areasOnStack(profile.samples[i]!)) inclusive.set(onStack, (inclusive.get(onStack) ?? 0) + us);
-        const name = `${frame.functionName || '(anonymous)'} ${frame.url ? `${shortUrl(frame.url, rootUrl)}:${frame.lineNumber + 1}` : ''}`.trim();
+        const name = functionName(frame, rootUrl);
         functions.set(name, (functions.get(name) ?? 0) + us);
+        if (TOP_INCLUSIVE)
+          for (const onStack of functionsOnStack(profile.samples[i]!)) functionsInclusive.set(onStack, (functionsInclusive.get(onStack) ?? 0) + us);
       }
       if (!total) continue; // e.g. an idle worker thread's profile
       const wall = (span.endUs - span.startUs) / 1e6;
@@ -118,7 +139,11 @@ export async function summarizeCpuProfiles(dir: string, root: string, windows: W
       out.push('  on the stack (inclusive; stacks end at the last await, so async callers are missing; rows overlap):');
       out.push(...table([...inclusive], total, 14));
       out.push('  top functions:');
-      out.push(...table([...functions], total, 14));
+      out.push(...table([...functions], total, TOP));
+      if (TOP_INCLUSIVE) {
+        out.push('  functions on the stack (inclusive, up to the last await):');
+        out.push(...table([...functionsInclusive], total, TOP_INCLUSIVE));
+      }
     }
   }
   return out.join('\n');

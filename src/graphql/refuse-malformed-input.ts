@@ -3,14 +3,20 @@ import type { Plugin } from 'graphql-yoga';
 import { inputProblem } from '../rest/inspect-input.js';
 import type { AppError } from '../errors.js';
 
+/** Per parsed document (yoga's parser cache reuses it for the same text): a walk of the whole document per request is not free. */
+const nulLiterals = new WeakMap<DocumentNode, boolean>();
+
 /** A NUL character in a string literal of the document (PostgreSQL cannot store it in text). */
 function literalWithNul(document: DocumentNode): boolean {
+  const cached = nulLiterals.get(document);
+  if (cached !== undefined) return cached;
   let found = false;
   visit(document, {
     StringValue(node) {
       if (node.value.includes('\u0000')) found = true;
     },
   });
+  nulLiterals.set(document, found);
   return found;
 }
 

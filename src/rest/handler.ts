@@ -11,6 +11,9 @@ import { databaseUnavailableError } from '../db/unavailable.js';
 
 type Next = () => void;
 
+/** What handleRest found before the tRPC handler runs, handed to its createContext on the request. */
+type PreparedRequest = IncomingMessage & { svc: ServiceContext; restHeaders: Headers; bodyProblem?: AppError };
+
 keepBodyTypesStrict(restRouter._def.procedures);
 
 /** Success status per procedure path (e.g. 201 for creations), read once from the procedures' meta. */
@@ -67,7 +70,8 @@ function hasBody(method: string | undefined): boolean {
 
 export interface RestHandlerOptions {
   bodyLimit: number;
-  buildContext: (req: IncomingMessage) => Promise<ServiceContext>;
+  /** The request's context, from its headers (built once per request: the procedures that need them get the same object). */
+  buildContext: (headers: Headers, req: IncomingMessage) => Promise<ServiceContext>;
   /** Unexpected failures (masked as 500 for the client) are logged here with their cause. */
   onUnexpectedError: (error: unknown, procedurePath: string | undefined) => void;
 }
@@ -77,8 +81,8 @@ export function createRestHandler(options: RestHandlerOptions) {
     router: restRouter,
     maxBodySize: options.bodyLimit,
     createContext: async ({ req }) => {
-      const svc = (req as IncomingMessage & { svc: ServiceContext }).svc;
-      return { svc, headers: toHeaders(req), bodyProblem: (req as IncomingMessage & { bodyProblem?: AppError }).bodyProblem };
+      const { svc, restHeaders, bodyProblem } = req as PreparedRequest;
+      return { svc, headers: restHeaders, bodyProblem };
     },
     onError: ({ error, path }) => {
       if (toErrorBody(error).statusCode >= 500) options.onUnexpectedError(error.cause ?? error, path);
@@ -101,8 +105,9 @@ export function createRestHandler(options: RestHandlerOptions) {
         // A refused body goes no further (the edge middleware raises the problem once the caller is known).
         Object.assign(req, bodyProblem ? { body: undefined, bodyProblem } : { body });
       }
-      const svc = await options.buildContext(req);
-      (req as IncomingMessage & { svc: ServiceContext }).svc = svc;
+      const headers = toHeaders(req);
+      const svc = await options.buildContext(headers, req);
+      Object.assign(req, { svc, restHeaders: headers });
       interceptErrors(res, svc);
       // trpc-to-openapi knows paths as /api/...; the /api/v1 prefix is ours.
       req.url = originalUrl.slice(REST_PREFIX.length) || '/';
