@@ -11,6 +11,7 @@ import { startWorkers } from './workers.js';
 import { resolveViewer } from './modules/accounts/service.js';
 import { createGraphQLServer } from './graphql/server.js';
 import { attachWebSocket } from './graphql/websocket.js';
+import { preReadGraphQLBody } from './graphql/post-body.js';
 import { graphiqlEnabled, serveGraphiQLAssets } from './graphql/graphiql.js';
 import { createCorsPolicy } from './http/cors.js';
 import { createRestHandler, sendError, toHeaders } from './rest/handler.js';
@@ -144,7 +145,10 @@ export async function createApp(options: AppOptions): Promise<App> {
     }
     if (path.startsWith('/api/v1/')) return rest(req, res);
     if (graphiqlEnabled(env) && serveGraphiQLAssets(path, req, res)) return;
-    if (path === '/graphql') return void (await yoga.handle(req, res, { req }));
+    if (path === '/graphql') {
+      if (!(await preReadGraphQLBody(req, res, env.BODY_LIMIT_BYTES))) return;
+      return void (await yoga.handle(req, res, { req }));
+    }
     sendError(res, errorBody(new AppError('NOT_FOUND', `No route ${req.method} ${path}`)));
   }
 

@@ -56,6 +56,14 @@ export function graphqlConnection(data: Record<string, unknown>): { totalCount: 
 export const OASM_REST_PATH = '/api/v1/api/workspaces?page=1&limit=10&sortBy=createdAt&sortOrder=DESC&isArchived=false';
 export const OASM_GRAPHQL = `query Page { workspaces(first: 10, isArchived: false, orderBy: { field: createdAt, direction: DESC }) { totalCount edges { node { databaseId name description createdAt updatedAt archivedAt isAssetsDiscovery isAutoEnableAssetAfterDiscovered ownerId targetCount memberCount role members { id role createdAt updatedAt user { id name image } } } } } }`;
 
+/**
+ * The floor of each surface: its cheapest signed-in request, no statement at all (the viewer comes from the
+ * auth cache), against the bare server's /ready. No page can be served faster than its surface's floor, so
+ * floor REST / a page's bare figure bounds what REST / bare can reach for that page, whatever the SQL.
+ */
+export const FLOOR_REST_PATH = '/api/v1/api/version';
+export const FLOOR_GRAPHQL = '{ __typename }';
+
 /** The large-workspace case: the same requests against the 1,000-row and the 100,000-finding workspace. */
 export const LARGE_REQUESTS: Array<{ key: string; label: string; path: string }> = [
   { key: 'assets', label: 'assets list', path: `/api/v1/api/assets?limit=${PAGE_LIMIT}` },

@@ -11,6 +11,8 @@
 //   oasm       the seed's GET /api/v1/api/workspaces?page=1&limit=10&sortBy=createdAt&sortOrder=DESC&isArchived=false
 //              (REST, GraphQL POST, PGlite REST)
 //   large      list/filter/statistics requests on the large and the small workspace at one connection (latency)
+//   floor      each surface's cheapest signed-in request (REST GET /version, GraphQL { __typename }, bare /ready):
+//              the fixed cost of the edge, and from it the most REST / bare can reach per page
 // and a table with the ratios, and one verdict line per goal of issue 12. Everything stays on 127.0.0.1, every
 // run is bounded, and the database, child processes and temp files are removed at the end (also on error/Ctrl-C).
 //
@@ -21,7 +23,7 @@
 //   BENCH_CONNECTIONS   concurrent connections (default 10)
 //   BENCH_ROUNDS        rounds (default 1; use 3 on a shared machine: medians)
 //   BENCH_ENDPOINTS     subset of workspaces,targets,assets,vulnerabilities,messages (default all)
-//   BENCH_PARTS         subset of pages,oasm,pglite,large (default all)
+//   BENCH_PARTS         subset of pages,oasm,pglite,large,floor (default all)
 //   BENCH_LOG_LEVEL     the app's LOG_LEVEL (default info, the production default; output goes to /dev/null)
 //   BENCH_CPU_PROF      1: run the PostgreSQL app with --cpu-prof and print where its CPU time went (kept on disk)
 //   BENCH_PGLITE_SOCKET a node_modules directory holding @electric-sql/pglite-socket: also measure PGlite served over
@@ -55,6 +57,8 @@ import {
 } from './api-lib.js';
 import {
   ENDPOINTS,
+  FLOOR_GRAPHQL,
+  FLOOR_REST_PATH,
   LARGE_REQUESTS,
   OASM_GRAPHQL,
   OASM_REST_PATH,
@@ -77,7 +81,7 @@ const CONNECTIONS = positiveInt('BENCH_CONNECTIONS', 10);
 const ROUNDS = positiveInt('BENCH_ROUNDS', 1);
 const LOG_LEVEL = process.env.BENCH_LOG_LEVEL || 'info';
 const CPU_PROF = ['1', 'true', 'yes'].includes((process.env.BENCH_CPU_PROF ?? '').toLowerCase());
-const PARTS = ['pages', 'oasm', 'pglite', 'large'] as const;
+const PARTS = ['pages', 'oasm', 'pglite', 'large', 'floor'] as const;
 const PGLITE_SOCKET = process.env.BENCH_PGLITE_SOCKET ? resolve(process.env.BENCH_PGLITE_SOCKET) : undefined;
 
 function listSetting<T extends string>(name: string, all: readonly T[]): T[] {
@@ -245,6 +249,16 @@ async function main(): Promise<void> {
       target.bytes = Buffer.byteLength(response.text);
     }
   }
+  const floorTargets: Target[] = [];
+  if (has('floor')) {
+    floorTargets.push(
+      restTarget('floor:rest', 'floor REST GET /version', app.url, FLOOR_REST_PATH, auth),
+      ...graphqlTargets('floor', 'floor { __typename }', app.url, FLOOR_GRAPHQL, auth),
+    );
+    floorTargets.push({ key: 'floor:sql', label: 'floor bare /ready', url: `${bareUrl}/ready`, method: 'GET', headers: {}, bytes: 0 });
+    for (const target of floorTargets)
+      expectOk(target.label, await fetchText(target.url, { method: target.method, headers: target.headers, body: target.body }));
+  }
   const largeTargets: Array<{ key: string; label: string; small: Target; large: Target }> = [];
   if (has('large')) {
     for (const request of LARGE_REQUESTS) {
@@ -271,7 +285,7 @@ async function main(): Promise<void> {
   for (let round = 1; round <= ROUNDS; round += 1) {
     if (ROUNDS > 1) console.log(`  round ${round}/${ROUNDS}`);
     for (const list of pageTargets.values()) for (const target of list) await run(target);
-    for (const target of oasmTargets) await run(target);
+    for (const target of [...oasmTargets, ...floorTargets]) await run(target);
     for (const { small, large } of largeTargets) {
       await run(small, 1, LARGE_DURATION);
       await run(large, 1, LARGE_DURATION);
@@ -306,7 +320,7 @@ async function main(): Promise<void> {
   console.log([...header, ...ratioHeader].join('  '));
   console.log([...header, ...ratioHeader].map((h) => '-'.repeat(h.length)).join('  '));
   const verdicts: string[] = [];
-  const rows = [...endpoints.filter(() => pageTargets.size > 0), ...(oasmTargets.length ? ['oasm'] : [])];
+  const rows = [...endpoints.filter(() => pageTargets.size > 0), ...(oasmTargets.length ? ['oasm'] : []), ...(floorTargets.length ? ['floor'] : [])];
   for (const name of rows) {
     const rest = result(`${name}:rest`);
     const post = result(`${name}:graphql-post`);
@@ -333,7 +347,7 @@ async function main(): Promise<void> {
       ].join('  '),
     );
     const verdict = (label: string, value: number | undefined, goal: number) => {
-      if (value !== undefined)
+      if (value !== undefined && name !== 'floor')
         verdicts.push(`verdict: ${pad(`${name} ${label}`, 36)} ${value.toFixed(2)} ${value >= goal ? 'meets' : 'does NOT meet'} >= ${goal.toFixed(2)}`);
     };
     verdict('REST / bare SQL', ratio(rest?.rps, sql?.rps), 0.5);
@@ -343,6 +357,14 @@ async function main(): Promise<void> {
     verdict('PGlite socket / PostgreSQL (REST)', ratio(served?.rps, rest?.rps), 0.5);
   }
   console.log("(latency at autocannon's 1 ms resolution; bare: one hand-written statement building the same body; PGlite: the app with no DATABASE_URL)");
+  const floor = result('floor:rest');
+  if (floor) {
+    console.log('(floor: REST GET /version, GraphQL { __typename }, bare /ready; signed in, no statement)');
+    for (const endpoint of endpoints) {
+      const ceiling = ratio(floor.rps, result(`${endpoint}:sql`)?.rps);
+      if (ceiling !== undefined) console.log(`ceiling: ${pad(endpoint, 16)} REST / bare can reach at most ${fmt(ceiling)} (the REST floor / its bare figure)`);
+    }
+  }
   if (largeTargets.length) {
     console.log('');
     console.log('large workspace (1 connection; mean latency ms, median round)');
