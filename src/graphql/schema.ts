@@ -1,5 +1,6 @@
 import { lexicographicSortSchema, printSchema } from 'graphql';
 import { builder } from './builder.js';
+import { syncNodeIds } from './sync-node-ids.js';
 import './scalars.js';
 import './errors.js';
 import './node.js';
@@ -23,7 +24,7 @@ import '../modules/audit/graphql.js';
 import '../modules/changes/graphql.js';
 
 /** Every module's graphql.ts registers its types and fields on the builder; this builds the schema once. */
-export const schema = builder.toSchema();
+export const schema = syncNodeIds(builder.toSchema());
 
 export function printSchemaSDL(): string {
   return `${printSchema(lexicographicSortSchema(schema))}\n`;
