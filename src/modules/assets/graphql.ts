@@ -62,6 +62,9 @@ export const AssetRef = builder.prismaNode('Asset', {
   }),
 });
 
+// Counted in the statement that loads the target (a correlated count per row, on asset_target's targetId index).
+builder.prismaObjectField('Target', 'assetCount', (t) => t.relationCount('assetLinks', { description: 'Assets discovered from this target.' }));
+
 builder.prismaObjectField('Workspace', 'assets', (t) =>
   t.relatedConnection(
     'assets',

@@ -1,21 +1,8 @@
-import { createContextCache } from '@pothos/core';
-import DataLoader from 'dataloader';
-import type { ServiceContext } from '../../context.js';
 import { builder } from '../../graphql/builder.js';
 import { decodeId, decodeQueryId } from '../../graphql/ids.js';
 import { WorkspaceRef } from '../workspaces/graphql.js';
 import * as targets from './service.js';
 import { TARGET_TYPES } from './schemas.js';
-
-/**
- * Both counts of a page's targets come from one batch (countsForTargetIds answers both): one loader per request
- * for the two fields, so asking for both costs the statements once, not twice.
- */
-const targetCounts = createContextCache(
-  // No cache: a subscription's context lives on, and its later events must see fresh counts (batching stays).
-  (ctx: ServiceContext) =>
-    new DataLoader<string, { assetCount: number; findingCount: number }>((ids) => targets.countsForTargetIds(ctx, [...ids]), { cache: false }),
-);
 
 export const TargetTypeEnum = builder.enumType('TargetType', { values: TARGET_TYPES });
 
@@ -34,16 +21,12 @@ export const TargetRef = builder.prismaNode('Target', {
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
     workspace: t.relation('workspace'),
-    assetCount: t.int({
-      description: 'Assets discovered from this target.',
-      resolve: async (target, _args, ctx) => (await targetCounts(ctx).load(target.id)).assetCount,
-    }),
-    findingCount: t.int({
-      description: 'Open findings on this target.',
-      resolve: async (target, _args, ctx) => (await targetCounts(ctx).load(target.id)).findingCount,
-    }),
   }),
 });
+
+// Counted in the statement that loads the workspace (a correlated count per row, on workspaceId's index): no
+// statement of its own, and a number rather than a promise per row of a workspace list.
+builder.prismaObjectField('Workspace', 'targetCount', (t) => t.relationCount('targets'));
 
 builder.prismaObjectField('Workspace', 'targets', (t) =>
   t.relatedConnection(

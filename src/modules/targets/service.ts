@@ -197,12 +197,6 @@ export async function findVisibleTarget<Q extends object>(ctx: ServiceContext, i
   return ctx.deps.prisma.target.findFirst({ ...query, where: { AND: [{ id }, targetWhere(ctx, {})] } });
 }
 
-/** Batch for the GraphQL count fields; the targets were reached through visible parents. */
-export async function countsForTargetIds(ctx: ServiceContext, ids: readonly string[]) {
-  requireViewer(ctx);
-  return countsOfTargets(ctx.deps.prisma, ids);
-}
-
 /**
  * The workspace's targets as a matcher: which of them cover a place a tool reported (see scope.ts). Used by
  * the tools service to tie pushed results to targets; no caller check here, the tool's key was checked.

@@ -56,6 +56,15 @@ export const FindingRef = builder.prismaNode('Finding', {
   }),
 });
 
+// The target's counter row (finding_target_count, kept exact by triggers), joined into the statement that loads the target.
+builder.prismaObjectField('Target', 'findingCount', (t) =>
+  t.int({
+    description: 'Open findings on this target.',
+    select: { openFindingCount: { select: { open: true } } },
+    resolve: (target) => target.openFindingCount?.open ?? 0,
+  }),
+);
+
 builder.prismaObjectField('Workspace', 'findings', (t) =>
   t.relatedConnection(
     'findings',

@@ -2,7 +2,6 @@ import type { ServiceContext } from '../../context.js';
 import { assertCan, requireViewer } from '../../auth/authz.js';
 import type { WorkspaceRole } from '../../auth/permissions.js';
 import type { WorkspaceEvent } from '../../pubsub.js';
-import { countTargets } from './service.js';
 
 /**
  * What `memberCount` and `role` select of a workspace: its members' user and role, in the order and with the
@@ -16,15 +15,6 @@ export function viewerRoleAmong(ctx: ServiceContext, members: readonly { userId:
   const role = members.find((member) => member.userId === viewer.id)?.role;
   if (!role) throw new Error('Not a member');
   return role;
-}
-
-/**
- * Batches for `targetCount` and `memberCount`: one GROUP BY over the requested workspaces (already visible
- * parents). Pothos' relationCount would put Prisma's `_count` in the list query: a GROUP BY of the whole table.
- */
-export async function targetCountsOf(ctx: ServiceContext, workspaceIds: readonly string[]): Promise<number[]> {
-  const counts = await countTargets(ctx, workspaceIds);
-  return workspaceIds.map((id) => counts.get(id) ?? 0);
 }
 
 /** Checks membership first, so a client of another workspace gets an error, not events. */

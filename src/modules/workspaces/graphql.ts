@@ -7,7 +7,7 @@ import { UserRef } from '../accounts/graphql.js';
 import * as workspaces from './service.js';
 import * as members from './members.js';
 import * as invitations from './invitations.js';
-import { MEMBER_ROLES, targetCountsOf, viewerRoleAmong, workspaceEvents } from './graphql-support.js';
+import { MEMBER_ROLES, viewerRoleAmong, workspaceEvents } from './graphql-support.js';
 import { WORKSPACE_SORT_FIELDS } from './schemas.js';
 
 const WorkspaceRole = builder.enumType('WorkspaceRole', { values: ['owner', 'member'] as const });
@@ -41,7 +41,6 @@ export const WorkspaceRef = builder.prismaNode('Workspace', {
     isAutoEnableAssetAfterDiscovered: t.exposeBoolean('isAutoEnableAssetAfterDiscovered'),
     ownerId: t.exposeString('ownerId'),
     owner: t.relation('owner', { type: UserRef }),
-    targetCount: t.loadable({ type: 'Int', load: (ids: string[], ctx) => targetCountsOf(ctx, ids), resolve: (workspace) => workspace.id }),
     // memberCount and role read the members the list's own statement joins in (the same relation and order as
     // `members`, so Pothos merges the selections): no statement of their own, as the REST list.
     memberCount: t.int({ select: MEMBER_ROLES, resolve: (workspace) => workspace.members.length }),

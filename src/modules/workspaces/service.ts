@@ -50,24 +50,6 @@ export async function listWorkspaces(ctx: ServiceContext, input: ListWorkspacesI
   );
 }
 
-/** Targets per workspace, for the given workspaces only (one indexed GROUP BY): GraphQL's batch. Callers pass visible ids. */
-export async function countTargets(ctx: ServiceContext, workspaceIds: readonly string[]): Promise<Map<string, number>> {
-  if (workspaceIds.length === 0) return new Map();
-  const groups = await ctx.deps.prisma.target.groupBy({ by: ['workspaceId'], where: { workspaceId: { in: [...workspaceIds] } }, _count: { _all: true } });
-  return new Map(groups.map((group) => [group.workspaceId, group._count._all]));
-}
-
-/** Members per workspace, for the given workspaces only. Callers pass visible ids. */
-export async function countMembers(ctx: ServiceContext, workspaceIds: readonly string[]): Promise<Map<string, number>> {
-  if (workspaceIds.length === 0) return new Map();
-  const groups = await ctx.deps.prisma.workspaceMember.groupBy({
-    by: ['workspaceId'],
-    where: { workspaceId: { in: [...workspaceIds] } },
-    _count: { _all: true },
-  });
-  return new Map(groups.map((group) => [group.workspaceId, group._count._all]));
-}
-
 /** Pothos passes its own include/select in `query`; the service adds who may see what. */
 export async function findWorkspacesForConnection<Q extends object>(
   ctx: ServiceContext,
