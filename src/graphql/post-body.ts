@@ -8,9 +8,10 @@ const DECIMAL = /^\d+$/;
  * limit) and builds a second Request around it: measured at about 0.3 ms of CPU per request, more than a whole
  * GET request of `{ __typename }` costs (`npm run bench:api`, part `floor`).
  *
- * Only a JSON body whose length is declared and within the limit is read here. Anything else (chunked, over the
- * limit, a malformed Content-Length, another media type) goes to yoga untouched, which answers as it always has;
- * so does a body that is not a non-empty JSON object (invalid JSON, an array, `{}`), passed on as its bytes.
+ * Only a JSON body whose length is declared and within `limit` (BODY_LIMIT_BYTES) is read here: the common case.
+ * Anything else (chunked, larger, such as importTemplates carrying an archive, a malformed Content-Length,
+ * another media type) goes to yoga untouched, which reads it and applies its own limit as it always has; a body
+ * that is not a non-empty JSON object (invalid JSON, an array, `{}`) is passed on as its bytes, for yoga to judge.
  *
  * Returns false when the client went away while sending it: the response is then closed and there is nothing to do.
  */

@@ -118,8 +118,6 @@ export function createGraphQLServer({ deps, buildContext, plugins }: GraphQLServ
     // Every mutation field executed leaves one audit entry (graphql/audit-mutations.ts).
     schema: auditMutations(schema),
     graphqlEndpoint: '/graphql',
-    // The same limit as every other request body (app.ts reads a declared one itself: graphql/post-body.ts).
-    maxRequestBodySize: env.BODY_LIMIT_BYTES,
     landingPage: false,
     graphiql: graphiqlEnabled(env) ? { title: 'Perimeter GraphQL', subscriptionsProtocol: 'WS' } : false,
     renderGraphiQL: renderLocalGraphiQL,
