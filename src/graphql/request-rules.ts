@@ -60,7 +60,10 @@ const nodesFieldsCache = new WeakMap<GraphQLSchema, WeakMap<DocumentNode, NodesF
 
 function nodesFieldsOf(schema: GraphQLSchema, document: DocumentNode): NodesField[] {
   let bySchema = nodesFieldsCache.get(schema);
-  if (!bySchema) nodesFieldsCache.set(schema, (bySchema = new WeakMap()));
+  if (!bySchema) {
+    bySchema = new WeakMap();
+    nodesFieldsCache.set(schema, bySchema);
+  }
   const cached = bySchema.get(document);
   if (cached) return cached;
   const found: NodesField[] = [];
