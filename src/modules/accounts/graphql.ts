@@ -8,9 +8,6 @@ import * as users from './users.js';
 
 export const UserRef = builder.prismaObject('User', {
   description: 'A person with an account. Their email is shown only to themselves (see Viewer).',
-  // Select mode: a query loads the columns its fields ask for, not the whole row (email, role, timestamps):
-  // less to build and parse for every member of every workspace in a list, and nothing read that is not shown.
-  select: { id: true },
   fields: (t) => ({
     id: t.exposeID('id'),
     name: t.exposeString('name'),

@@ -13,8 +13,6 @@ import { WORKSPACE_SORT_FIELDS } from './schemas.js';
 const WorkspaceRole = builder.enumType('WorkspaceRole', { values: ['owner', 'member'] as const });
 
 builder.prismaObject('WorkspaceMember', {
-  // Select mode, as User: only the columns the query's fields ask for.
-  select: { id: true },
   fields: (t) => ({
     id: t.exposeID('id'),
     role: t.expose('role', { type: WorkspaceRole }),
