@@ -1,5 +1,5 @@
-import { encodeGlobalID } from '@pothos/plugin-relay';
 import { isObjectType, type GraphQLFieldResolver, type GraphQLSchema } from 'graphql';
+import { nodeIdOf, type NodeTypeName } from './ids.js';
 
 const done = new WeakSet<GraphQLSchema>();
 
@@ -8,8 +8,9 @@ const done = new WeakSet<GraphQLSchema>();
  * a promise: graphql-js then completed every object of the page through promiseForObject (a promise per
  * field, a microtask per row), which was the largest single cost of a GraphQL list after the database
  * (npm run bench:api). Our Node types are all prisma nodes keyed by their `id` column (`id: { field: 'id' }`),
- * which Pothos always selects: the global id is computed here synchronously, as the plugin would (no custom
- * encoder is configured). A parent without a string `id` still goes through the plugin's own resolver.
+ * which Pothos always selects: the global id is computed here synchronously by ids.ts's nodeIdOf (the plugin's
+ * own encoding, no custom encoder is configured), as REST's nodeId is. A parent without a string `id` still goes
+ * through the plugin's own resolver.
  */
 export function syncNodeIds(schema: GraphQLSchema): GraphQLSchema {
   if (done.has(schema)) return schema;
@@ -19,10 +20,10 @@ export function syncNodeIds(schema: GraphQLSchema): GraphQLSchema {
     const field = type.getFields().id;
     const original = field?.resolve;
     if (!field || !original) continue;
-    const typename = type.name;
+    const typename = type.name as NodeTypeName;
     const resolve: GraphQLFieldResolver<unknown, unknown> = (parent, args, context, info) => {
       const id = (parent as { id?: unknown } | null)?.id;
-      return typeof id === 'string' ? encodeGlobalID(typename, id) : original(parent, args, context, info);
+      return typeof id === 'string' ? nodeIdOf(typename, id) : original(parent, args, context, info);
     };
     field.resolve = resolve;
   }
