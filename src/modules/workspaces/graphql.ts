@@ -90,6 +90,9 @@ function withoutNulls<T extends Record<string, unknown>>(input: T, nullable: str
   return Object.fromEntries(Object.entries(input).filter(([key, value]) => value !== undefined && (value !== null || nullable.includes(key))));
 }
 
+/** The total a workspace page's statement read, by the connection field's args object (one per execution). */
+const pageTotals = new WeakMap<object, number>();
+
 builder.queryFields((t) => ({
   workspaces: t.prismaConnection(
     {
@@ -102,14 +105,20 @@ builder.queryFields((t) => ({
         isArchived: t.arg.boolean({ description: 'Absent lists both.' }),
         orderBy: t.arg({ type: WorkspaceOrder }),
       },
-      totalCount: (_parent, args, ctx) => workspaces.countWorkspaces(ctx, { search: args.search ?? undefined, isArchived: args.isArchived ?? undefined }),
-      resolve: (query, _parent, args, ctx) =>
-        workspaces.findWorkspacesForConnection(
+      // The page's statement may have counted the list already (see findWorkspacesForConnection); Pothos calls
+      // this after the page resolved, with the same args object.
+      totalCount: (_parent, args, ctx) =>
+        pageTotals.get(args) ?? workspaces.countWorkspaces(ctx, { search: args.search ?? undefined, isArchived: args.isArchived ?? undefined }),
+      resolve: async (query, _parent, args, ctx) => {
+        const { rows, total } = await workspaces.findWorkspacesForConnection(
           ctx,
           { search: args.search ?? undefined, isArchived: args.isArchived ?? undefined },
           { field: args.orderBy?.field ?? 'createdAt', direction: args.orderBy?.direction === 'ASC' ? 'asc' : 'desc' },
           query,
-        ),
+        );
+        if (total !== undefined) pageTotals.set(args, total);
+        return rows;
+      },
     },
     { name: 'WorkspaceConnection' },
     { name: 'WorkspaceEdge' },

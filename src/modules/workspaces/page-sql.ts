@@ -19,6 +19,8 @@ export interface WorkspacePageQuery {
   direction: 'ASC' | 'DESC';
   offset: number;
   limit: number;
+  /** Keyset: the page starts after this workspace in the list's order (GraphQL's `after` cursor, a visible id). */
+  after?: string;
 }
 
 export interface WorkspacePageRow {
@@ -35,6 +37,7 @@ export interface WorkspacePageRow {
   _count: { targets: number };
   members: Array<{
     id: string;
+    workspaceId: string;
     role: WorkspaceRole;
     userId: string;
     createdAt: Date;
@@ -65,12 +68,23 @@ export async function findWorkspacePage(prisma: PrismaClient, query: WorkspacePa
     filters.push(Prisma.sql`(w."name" ILIKE ${pattern} OR w."description" ILIKE ${pattern})`);
   }
   if (query.isArchived !== undefined) filters.push(query.isArchived ? Prisma.sql`w."archivedAt" IS NOT NULL` : Prisma.sql`w."archivedAt" IS NULL`);
+  // The total is counted over every matching row before the keyset cuts the list: a window function keeps
+  // PostgreSQL from pushing the outer WHERE into the subquery, so `total` is the whole list's on every page.
+  const comparison = Prisma.raw(query.direction === 'ASC' ? '>' : '<');
+  // As Prisma's cursors: a cursor row outside the filtered list starts nothing (an empty page), not a position.
+  const keyset = query.after
+    ? Prisma.sql`WHERE (matching.sort, matching.id) ${comparison} (SELECT w.${column}, w.id FROM "workspace" w WHERE w.id = ${query.after}::uuid AND ${Prisma.join(filters, ' AND ')})`
+    : Prisma.empty;
   const rows = await prisma.$queryRaw<RawRow[]>`
     WITH page AS (
-      SELECT w.id, count(*) OVER () AS total
-      FROM "workspace" w
-      WHERE ${Prisma.join(filters, ' AND ')}
-      ORDER BY w.${column} ${direction}, w.id ${direction}
+      SELECT matching.id, matching.total
+      FROM (
+        SELECT w.id, w.${column} AS sort, count(*) OVER () AS total
+        FROM "workspace" w
+        WHERE ${Prisma.join(filters, ' AND ')}
+      ) matching
+      ${keyset}
+      ORDER BY matching.sort ${direction}, matching.id ${direction}
       LIMIT ${query.limit} OFFSET ${query.offset}
     )
     SELECT w.id::text AS id, w."name", w."description", w."isAssetsDiscovery", w."isAutoEnableAssetAfterDiscovered", w."archivedAt",
@@ -78,7 +92,7 @@ export async function findWorkspacePage(prisma: PrismaClient, query: WorkspacePa
            (SELECT count(*)::int FROM "target" t WHERE t."workspaceId" = w.id) AS "targetCount",
            COALESCE((
              SELECT json_agg(json_build_object(
-                      'id', m.id, 'role', m.role, 'userId', m."userId", 'createdAt', m."createdAt", 'updatedAt', m."updatedAt",
+                      'id', m.id, 'workspaceId', m."workspaceId", 'role', m.role, 'userId', m."userId", 'createdAt', m."createdAt", 'updatedAt', m."updatedAt",
                       'user', json_build_object('id', u.id, 'name', u."name", 'image', u."image"))
                     ORDER BY m."createdAt")
              FROM "workspace_member" m JOIN "user" u ON u.id = m."userId"

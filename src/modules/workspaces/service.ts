@@ -16,6 +16,7 @@ import {
 } from './schemas.js';
 import { toWorkspaceResponse, workspaceResponseInclude, type WorkspaceResponse } from './response.js';
 import { findWorkspacePage } from './page-sql.js';
+import { servedByPageStatement } from './connection-page.js';
 
 export interface WorkspaceFilters {
   search?: string;
@@ -50,22 +51,41 @@ export async function listWorkspaces(ctx: ServiceContext, input: ListWorkspacesI
   );
 }
 
-/** Pothos passes its own include/select in `query`; the service adds who may see what. */
+/**
+ * The GraphQL connection's rows, and the list's total when the statement that read them carried it. Pothos
+ * passes its own include/select in `query`; the service adds who may see what. A forward page whose selection
+ * the REST page's statement covers is read by it (connection-page.ts); anything else by Prisma.
+ */
 export async function findWorkspacesForConnection<Q extends object>(
   ctx: ServiceContext,
   filters: WorkspaceFilters,
   orderBy: { field: 'createdAt' | 'updatedAt' | 'name'; direction: 'asc' | 'desc' },
   query: Q,
-) {
+): Promise<{ rows: Prisma.WorkspaceGetPayload<Q>[]; total?: number }> {
+  const viewer = requireViewer(ctx);
   // Prisma places a cursor by reading that row whatever the filter: a cursor naming a workspace the caller is not
   // a member of would reveal that it exists and where it sorts. Such a cursor answers as one that names nothing.
   const cursorId = (query as { cursor?: { id?: unknown } }).cursor?.id;
-  if (cursorId !== undefined && !(typeof cursorId === 'string' && (await workspaceRole(ctx, cursorId)))) return [];
-  return ctx.deps.prisma.workspace.findMany({
+  if (cursorId !== undefined && !(typeof cursorId === 'string' && (await workspaceRole(ctx, cursorId)))) return { rows: [] };
+  const served = servedByPageStatement(query);
+  if (served) {
+    const rows = await findWorkspacePage(ctx.deps.prisma, {
+      viewer,
+      ...filters,
+      sortBy: orderBy.field,
+      direction: orderBy.direction === 'asc' ? 'ASC' : 'DESC',
+      offset: 0,
+      limit: served.take,
+      after: served.cursor?.id,
+    });
+    return { rows: rows as never, total: rows[0]?.total };
+  }
+  const rows = await ctx.deps.prisma.workspace.findMany({
     ...query,
     where: workspaceListWhere(ctx, filters),
     orderBy: [{ [orderBy.field]: orderBy.direction }, { id: orderBy.direction }],
   });
+  return { rows: rows as never };
 }
 
 export async function countWorkspaces(ctx: ServiceContext, filters: WorkspaceFilters): Promise<number> {
