@@ -1,6 +1,6 @@
 // What `npm run bench:api` loads: each list page over REST, GraphQL POST and GET and the bare baseline, the
 // seed's OASM-style workspace query, and the requests of the large-workspace case. Pure data: api.ts runs them.
-import type { Target } from './api-lib.js';
+import { expectOk, fetchText, type Target } from './api-lib.js';
 
 export const PAGE_LIMIT = 20;
 export const ENDPOINTS = ['workspaces', 'targets', 'assets', 'vulnerabilities', 'messages'] as const;
@@ -76,6 +76,24 @@ export const LARGE_REQUESTS: Array<{ key: string; label: string; path: string }>
   { key: 'targets', label: 'targets (with counts)', path: `/api/v1/api/targets?limit=${PAGE_LIMIT}` },
 ];
 
+/** The large-workspace case over GraphQL (POST), the main interface: lists with their totals. */
+function largeGraphqlRequests(workspaceId: string): Array<{ key: string; label: string; query: string }> {
+  const ws = JSON.stringify(workspaceId);
+  const page = (field: string, args: string) =>
+    `query Page { workspace(id: ${ws}) { ${field}(first: ${PAGE_LIMIT}${args}) { totalCount edges { node { id databaseId } } } } }`;
+  return [
+    { key: 'gql-assets', label: 'GraphQL assets', query: page('assets', '') },
+    { key: 'gql-assets-filter', label: 'GraphQL assets host&enabled', query: page('assets', ', kind: host, enabled: true') },
+    { key: 'gql-findings', label: 'GraphQL findings (open)', query: page('findings', ', status: open') },
+    { key: 'gql-findings-filter', label: 'GraphQL findings high', query: page('findings', ', severity: [high]') },
+    {
+      key: 'gql-targets',
+      label: 'GraphQL targets (counts)',
+      query: `query Page { workspace(id: ${ws}) { targets(first: ${PAGE_LIMIT}) { totalCount edges { node { id assetCount findingCount } } } } }`,
+    },
+  ];
+}
+
 export function restTarget(key: string, label: string, baseUrl: string, path: string, headers: Record<string, string>): Target {
   return { key, label, url: `${baseUrl}${path}`, method: 'GET', headers, bytes: 0 };
 }
@@ -100,4 +118,37 @@ export function graphqlTargets(key: string, label: string, baseUrl: string, quer
       bytes: 0,
     },
   ];
+}
+
+/**
+ * The large-workspace part's targets: each request against the 1,000-row and the large workspace, REST with
+ * X-Workspace-Id, GraphQL over POST. Each is asked once first: an error (or GraphQL errors) stops the run.
+ */
+export async function largeWorkspaceTargets(
+  appUrl: string,
+  auth: Record<string, string>,
+  smallWorkspaceId: string,
+  largeWorkspaceId: string,
+): Promise<Array<{ key: string; label: string; small: Target; large: Target }>> {
+  const pairs: Array<{ key: string; label: string; small: Target; large: Target }> = [];
+  const withWorkspace = (workspaceId: string) => ({ ...auth, 'x-workspace-id': workspaceId });
+  for (const request of LARGE_REQUESTS) {
+    const small = restTarget(`${request.key}:small`, `${request.label} (1,000 rows)`, appUrl, request.path, withWorkspace(smallWorkspaceId));
+    const large = restTarget(`${request.key}:large`, `${request.label} (large)`, appUrl, request.path, withWorkspace(largeWorkspaceId));
+    pairs.push({ key: request.key, label: request.label, small, large });
+  }
+  const postOf = (key: string, label: string, query: string): Target => ({ ...graphqlTargets(key, label, appUrl, query, auth)[0]!, key, label });
+  const largeQueries = largeGraphqlRequests(largeWorkspaceId);
+  for (const [i, request] of largeGraphqlRequests(smallWorkspaceId).entries()) {
+    const small = postOf(`${request.key}:small`, `${request.label} (1,000 rows)`, request.query);
+    const large = postOf(`${request.key}:large`, `${request.label} (large)`, largeQueries[i]!.query);
+    pairs.push({ key: request.key, label: request.label, small, large });
+  }
+  for (const { small, large } of pairs) {
+    for (const target of [small, large]) {
+      const answer = expectOk(target.label, await fetchText(target.url, { method: target.method, headers: target.headers, body: target.body }));
+      if ((answer as { errors?: unknown }).errors) throw new Error(`${target.label}: ${JSON.stringify(answer).slice(0, 500)}`);
+    }
+  }
+  return pairs;
 }

@@ -10,7 +10,8 @@
 //              messages: REST GET, GraphQL POST, GraphQL GET, bare /sql/<page>, and REST on PGlite
 //   oasm       the seed's GET /api/v1/api/workspaces?page=1&limit=10&sortBy=createdAt&sortOrder=DESC&isArchived=false
 //              (REST, GraphQL POST, PGlite REST)
-//   large      list/filter/statistics requests on the large and the small workspace at one connection (latency)
+//   large      list/filter/statistics requests on the large and the small workspace at one connection (latency),
+//              over REST and (the lists with their totals) GraphQL POST
 //   floor      each surface's cheapest signed-in request (REST GET /version, GraphQL { __typename }, bare /ready):
 //              the fixed cost of the edge, and from it the most REST / bare can reach per page
 // and a table with the ratios, and one verdict line per goal of issue 12. Everything stays on 127.0.0.1, every
@@ -58,8 +59,8 @@ import {
 import {
   ENDPOINTS,
   FLOOR_GRAPHQL,
+  largeWorkspaceTargets,
   FLOOR_REST_PATH,
-  LARGE_REQUESTS,
   OASM_GRAPHQL,
   OASM_REST_PATH,
   PAGE_LIMIT,
@@ -259,15 +260,7 @@ async function main(): Promise<void> {
     for (const target of floorTargets)
       expectOk(target.label, await fetchText(target.url, { method: target.method, headers: target.headers, body: target.body }));
   }
-  const largeTargets: Array<{ key: string; label: string; small: Target; large: Target }> = [];
-  if (has('large')) {
-    for (const request of LARGE_REQUESTS) {
-      const small = restTarget(`${request.key}:small`, `${request.label} (1,000 rows)`, app.url, request.path, wsHeaders(data.smallWorkspaceId, auth));
-      const large = restTarget(`${request.key}:large`, `${request.label} (large)`, app.url, request.path, wsHeaders(data.largeWorkspaceId, auth));
-      for (const target of [small, large]) expectOk(target.label, await fetchText(target.url, { headers: target.headers }));
-      largeTargets.push({ key: request.key, label: request.label, small, large });
-    }
-  }
+  const largeTargets = has('large') ? await largeWorkspaceTargets(app.url, auth, data.smallWorkspaceId, data.largeWorkspaceId) : [];
   if (warnings.length) for (const warning of warnings) console.warn(`  WARNING: ${warning}`);
   else console.log('  checked: each bare /sql body deep-equals its REST body; GraphQL lists the same rows and total; PGlite the same total');
 
