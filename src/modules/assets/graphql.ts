@@ -3,7 +3,9 @@ import { decodeId, decodeIds, decodeQueryId } from '../../graphql/ids.js';
 import { TargetRef } from '../targets/graphql.js';
 import * as assets from './service.js';
 import { updateVisibleAssets } from './update.js';
-import { ASSET_KINDS, DISCOVERY_SOURCES } from './schemas.js';
+import { ASSET_KINDS, DISCOVERY_SOURCES, type AssetKind } from './schemas.js';
+import type { DiscoverySource } from '../../scanner/discovery/types.js';
+import { loadTotals } from '../../graphql/connection-totals.js';
 
 export const AssetKindEnum = builder.enumType('AssetKind', { values: ASSET_KINDS });
 export const DiscoverySourceEnum = builder.enumType('DiscoverySource', {
@@ -65,12 +67,31 @@ export const AssetRef = builder.prismaNode('Asset', {
 // Counted in the statement that loads the target (a correlated count per row, on asset_target's targetId index).
 builder.prismaObjectField('Target', 'assetCount', (t) => t.relationCount('assetLinks', { description: 'Assets discovered from this target.' }));
 
+/** The connection object Pothos hands its fields: the workspace it hangs from and the field's arguments. */
+type AssetConnectionSource = { parent: { id: string }; args: AssetConnectionArgs };
+type AssetConnectionArgs = {
+  kind?: AssetKind | null;
+  targetId?: string | number | null;
+  search?: string | null;
+  enabled?: boolean | null;
+  source?: DiscoverySource | null;
+  dismissed?: boolean | null;
+};
+
+const assetListFilters = (args: AssetConnectionArgs): assets.AssetListFilters => ({
+  kind: args.kind ?? undefined,
+  targetId: decodeQueryId(args.targetId, TargetRef, 'targetId'),
+  search: args.search ?? undefined,
+  enabled: args.enabled ?? undefined,
+  source: args.source ?? undefined,
+  dismissed: args.dismissed ?? undefined,
+});
+
 builder.prismaObjectField('Workspace', 'assets', (t) =>
   t.relatedConnection(
     'assets',
     {
       cursor: 'id',
-      totalCount: true,
       description: "The workspace's inventory, most recently seen first.",
       args: {
         kind: t.arg({ type: AssetKindEnum }),
@@ -80,19 +101,24 @@ builder.prismaObjectField('Workspace', 'assets', (t) =>
         source: t.arg({ type: DiscoverySourceEnum, description: 'Found (at least) by this discovery source.' }),
         dismissed: t.arg.boolean(),
       },
-      query: (args, ctx) => ({
-        where: assets.assetWhere(ctx, {
-          kind: args.kind ?? undefined,
-          targetId: decodeQueryId(args.targetId, TargetRef, 'targetId'),
-          search: args.search ?? undefined,
-          enabled: args.enabled ?? undefined,
-          source: args.source ?? undefined,
-          dismissed: args.dismissed ?? undefined,
+      query: (args, ctx) => ({ where: assets.assetWhere(ctx, assetListFilters(args)), orderBy: [{ lastSeenAt: 'desc' }, { id: 'desc' }] }),
+    },
+    {
+      name: 'AssetConnection',
+      fields: (c) => ({
+        // The REST list's count (counters where the filters allow), batched over the request's workspaces: a
+        // 100,000-row inventory is not counted row by row on every page.
+        totalCount: c.loadable({
+          type: 'Int',
+          description: 'How many assets match, over every page.',
+          resolve: (connection) => {
+            const { parent, args } = connection as unknown as AssetConnectionSource;
+            return JSON.stringify([parent.id, assetListFilters(args)]);
+          },
+          load: (keys: string[], ctx) => loadTotals(keys, (ids, filters: assets.AssetListFilters) => assets.countAssetLists(ctx, ids, filters)),
         }),
-        orderBy: [{ lastSeenAt: 'desc' }, { id: 'desc' }],
       }),
     },
-    { name: 'AssetConnection' },
     { name: 'AssetEdge' },
   ),
 );

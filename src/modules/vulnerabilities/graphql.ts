@@ -4,7 +4,16 @@ import { WorkspaceRef } from '../workspaces/graphql.js';
 import { TargetRef } from '../targets/graphql.js';
 import { AssetRef } from '../assets/graphql.js';
 import * as findings from './service.js';
-import { DISMISS_REASONS, FINDING_EVENT_TYPES, FINDING_STATUS_FILTERS, FINDING_STATUSES, SEVERITIES } from './schemas.js';
+import {
+  DISMISS_REASONS,
+  FINDING_EVENT_TYPES,
+  FINDING_STATUS_FILTERS,
+  FINDING_STATUSES,
+  SEVERITIES,
+  type FindingStatusFilter as FindingStatusFilterValue,
+  type Severity,
+} from './schemas.js';
+import { loadTotals } from '../../graphql/connection-totals.js';
 
 export const SeverityEnum = builder.enumType('Severity', { values: SEVERITIES });
 export const FindingStatusEnum = builder.enumType('FindingStatus', { values: FINDING_STATUSES });
@@ -65,12 +74,27 @@ builder.prismaObjectField('Target', 'findingCount', (t) =>
   }),
 );
 
+/** The connection object Pothos hands its fields: the workspace it hangs from and the field's arguments. */
+type FindingConnectionSource = { parent: { id: string }; args: FindingConnectionArgs };
+type FindingConnectionArgs = {
+  severity?: Severity[] | null;
+  status?: FindingStatusFilterValue | null;
+  targetId?: string | number | null;
+  search?: string | null;
+};
+
+const findingListFilters = (args: FindingConnectionArgs): findings.FindingListFilters => ({
+  severity: args.severity ?? undefined,
+  status: args.status ?? 'open',
+  targetIds: args.targetId == null ? undefined : [decodeQueryId(args.targetId, TargetRef, 'targetId')!],
+  search: args.search ?? undefined,
+});
+
 builder.prismaObjectField('Workspace', 'findings', (t) =>
   t.relatedConnection(
     'findings',
     {
       cursor: 'id',
-      totalCount: true,
       description: "The workspace's findings, most recently seen first.",
       args: {
         severity: t.arg({ type: [SeverityEnum] }),
@@ -78,17 +102,24 @@ builder.prismaObjectField('Workspace', 'findings', (t) =>
         targetId: t.arg.id(),
         search: t.arg.string({ description: 'Matches name, check id and description, case-insensitive.' }),
       },
-      query: (args, ctx) => ({
-        where: findings.findingWhere(ctx, {
-          severity: args.severity ?? undefined,
-          status: args.status ?? 'open',
-          targetIds: args.targetId == null ? undefined : [decodeQueryId(args.targetId, TargetRef, 'targetId')],
-          search: args.search ?? undefined,
+      query: (args, ctx) => ({ where: findings.findingWhere(ctx, findingListFilters(args)), orderBy: [{ lastSeenAt: 'desc' }, { id: 'desc' }] }),
+    },
+    {
+      name: 'FindingConnection',
+      fields: (c) => ({
+        // The REST list's count (counters where the filters allow), batched over the request's workspaces: a
+        // 100,000-finding workspace is not counted row by row on every page.
+        totalCount: c.loadable({
+          type: 'Int',
+          description: 'How many findings match, over every page.',
+          resolve: (connection) => {
+            const { parent, args } = connection as unknown as FindingConnectionSource;
+            return JSON.stringify([parent.id, findingListFilters(args)]);
+          },
+          load: (keys: string[], ctx) => loadTotals(keys, (ids, filters: findings.FindingListFilters) => findings.countFindingLists(ctx, ids, filters)),
         }),
-        orderBy: [{ lastSeenAt: 'desc' }, { id: 'desc' }],
       }),
     },
-    { name: 'FindingConnection' },
     { name: 'FindingEdge' },
   ),
 );

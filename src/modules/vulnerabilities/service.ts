@@ -88,26 +88,48 @@ export async function listFindings(ctx: ServiceContext, workspaceId: string, inp
   // Severity sorts by rank (info < low < medium < high < critical: the enum's order), then the latest first.
   const orderBy: Prisma.FindingOrderByWithRelationInput[] =
     sortBy === 'severity' ? [{ severity: direction }, { lastSeenAt: 'desc' }, { id: direction }] : [{ [sortBy]: direction }, { id: direction }];
-  const [rows, total] = await Promise.all([
+  const [rows, [total]] = await Promise.all([
     ctx.deps.prisma.finding.findMany({ where, orderBy, ...pageWindow(page, limit) }),
-    filters.targetIds?.length || filters.assetId || q
-      ? ctx.deps.prisma.finding.count({ where })
-      : countFromCounters(ctx.deps.prisma, workspaceId, filters.status, filters.severity),
+    countFindingLists(ctx, [workspaceId], { ...filters, search: q }),
   ]);
-  return pageEnvelope(rows.map(toFindingResponse), total, page, limit);
+  return pageEnvelope(rows.map(toFindingResponse), total!, page, limit);
 }
 
+export type FindingListFilters = Omit<FindingFilters, 'workspaceId'>;
+
 /**
- * The total of a list filtered by status and severity alone, from finding_count (kept exact by the database's
- * triggers on every write): a few counter rows instead of every matching row, whatever the workspace's size.
- * The caller has checked the workspace is the viewer's, which is all findingWhere's visibility rule asks.
+ * The totals of the finding lists of several workspaces under the same filters, in the order given: for the
+ * REST page (one workspace) and the GraphQL connections of a request (batched, one statement whatever the
+ * number of workspaces). A list filtered by status and severity alone is summed from finding_count (kept exact
+ * by the database's triggers on every write): a few counter rows instead of every matching row, whatever the
+ * workspace's size. Any other filter counts the matching rows. Workspaces the viewer does not see count 0.
  */
-async function countFromCounters(prisma: PrismaClient, workspaceId: string, status?: FindingStatusFilter, severity?: Severity[]): Promise<number> {
-  const { _sum } = await prisma.findingCount.aggregate({
-    where: { workspaceId, ...(status && status !== 'all' ? { status } : {}), ...(severity?.length ? { severity: { in: severity } } : {}) },
-    _sum: { count: true },
-  });
-  return _sum.count ?? 0;
+export async function countFindingLists(ctx: ServiceContext, workspaceIds: readonly string[], filters: FindingListFilters): Promise<number[]> {
+  const viewer = requireViewer(ctx);
+  if (workspaceIds.length === 0) return [];
+  const ids = [...new Set(workspaceIds)];
+  let counts: Map<string, number>;
+  if (filters.targetIds?.length || filters.assetId || filters.search) {
+    const groups = await ctx.deps.prisma.finding.groupBy({
+      by: ['workspaceId'],
+      where: { AND: [findingWhere(ctx, filters), { workspaceId: { in: ids } }] },
+      _count: { _all: true },
+    });
+    counts = new Map(groups.map((group) => [group.workspaceId, group._count._all]));
+  } else {
+    const groups = await ctx.deps.prisma.findingCount.groupBy({
+      by: ['workspaceId'],
+      where: {
+        workspaceId: { in: ids },
+        workspace: visibleWorkspacesWhere(viewer),
+        ...(filters.status && filters.status !== 'all' ? { status: filters.status } : {}),
+        ...(filters.severity?.length ? { severity: { in: filters.severity } } : {}),
+      },
+      _sum: { count: true },
+    });
+    counts = new Map(groups.map((group) => [group.workspaceId, group._sum.count ?? 0]));
+  }
+  return workspaceIds.map((id) => counts.get(id) ?? 0);
 }
 
 /** One finding with its history (oldest event first). */
@@ -143,7 +165,7 @@ export async function findingStatistics(ctx: ServiceContext, workspaceId: string
     severityCount = new Map(bySeverity.map((group) => [group.severity, group._count._all]));
     statusCount = new Map(byStatus.map((group) => [group.status, group._count._all]));
   } else {
-    // The whole workspace: its (status, severity) counters, at most 15 rows (see countFromCounters).
+    // The whole workspace: its (status, severity) counters, at most 15 rows (see countFindingLists).
     const counters = await ctx.deps.prisma.findingCount.findMany({ where: { workspaceId }, select: { status: true, severity: true, count: true } });
     severityCount = new Map();
     statusCount = new Map();
