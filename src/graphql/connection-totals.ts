@@ -1,9 +1,34 @@
+import type { GraphQLContext } from './builder.js';
+
 /**
- * Batch loading of connection totals keyed by `JSON.stringify([parentId, filters])`: the keys of one request
- * are grouped by their filters, and each group is counted with one call for all its parents. The count
- * function returns one number per parent id, in the order given.
+ * A connection's `totalCount` counted apart from its page, batched per request: the connection object Pothos
+ * hands its fields carries the parent row and the field's arguments, the key is `[parent id, filters]`, and
+ * the keys of one request are grouped by their filters, each group counted with one call for all its parents.
+ * For lists whose total the owning service reads from counters rather than by counting rows in the page's
+ * statement (assets, findings).
  */
-export async function loadTotals<F>(keys: readonly string[], count: (parentIds: string[], filters: F) => Promise<number[]>): Promise<number[]> {
+export function totalCountField<Args, Filters>(
+  // The connection type's field builder (`fields: (t) => …` of the connection options).
+  t: { loadable: (options: never) => unknown },
+  options: {
+    description: string;
+    filtersOf: (args: Args) => Filters;
+    count: (ctx: GraphQLContext, parentIds: string[], filters: Filters) => Promise<number[]>;
+  },
+) {
+  const field = {
+    type: 'Int',
+    description: options.description,
+    resolve: (connection: unknown) => {
+      const { parent, args } = connection as { parent: { id: string }; args: Args };
+      return JSON.stringify([parent.id, options.filtersOf(args)]);
+    },
+    load: (keys: string[], ctx: GraphQLContext) => loadTotals(keys, (parentIds, filters: Filters) => options.count(ctx, parentIds, filters)),
+  };
+  return t.loadable(field as never) as never;
+}
+
+async function loadTotals<F>(keys: readonly string[], count: (parentIds: string[], filters: F) => Promise<number[]>): Promise<number[]> {
   const groups = new Map<string, { filters: F; parentIds: string[] }>();
   const parsed = keys.map((key) => {
     const [parentId, filters] = JSON.parse(key) as [string, F];

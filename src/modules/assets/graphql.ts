@@ -5,7 +5,7 @@ import * as assets from './service.js';
 import { updateVisibleAssets } from './update.js';
 import { ASSET_KINDS, DISCOVERY_SOURCES, type AssetKind } from './schemas.js';
 import type { DiscoverySource } from '../../scanner/discovery/types.js';
-import { loadTotals } from '../../graphql/connection-totals.js';
+import { totalCountField } from '../../graphql/connection-totals.js';
 
 export const AssetKindEnum = builder.enumType('AssetKind', { values: ASSET_KINDS });
 export const DiscoverySourceEnum = builder.enumType('DiscoverySource', {
@@ -67,8 +67,6 @@ export const AssetRef = builder.prismaNode('Asset', {
 // Counted in the statement that loads the target (a correlated count per row, on asset_target's targetId index).
 builder.prismaObjectField('Target', 'assetCount', (t) => t.relationCount('assetLinks', { description: 'Assets discovered from this target.' }));
 
-/** The connection object Pothos hands its fields: the workspace it hangs from and the field's arguments. */
-type AssetConnectionSource = { parent: { id: string }; args: AssetConnectionArgs };
 type AssetConnectionArgs = {
   kind?: AssetKind | null;
   targetId?: string | number | null;
@@ -108,15 +106,7 @@ builder.prismaObjectField('Workspace', 'assets', (t) =>
       fields: (c) => ({
         // The REST list's count (counters where the filters allow), batched over the request's workspaces: a
         // 100,000-row inventory is not counted row by row on every page.
-        totalCount: c.loadable({
-          type: 'Int',
-          description: 'How many assets match, over every page.',
-          resolve: (connection) => {
-            const { parent, args } = connection as unknown as AssetConnectionSource;
-            return JSON.stringify([parent.id, assetListFilters(args)]);
-          },
-          load: (keys: string[], ctx) => loadTotals(keys, (ids, filters: assets.AssetListFilters) => assets.countAssetLists(ctx, ids, filters)),
-        }),
+        totalCount: totalCountField(c, { description: 'How many assets match, over every page.', filtersOf: assetListFilters, count: assets.countAssetLists }),
       }),
     },
     { name: 'AssetEdge' },

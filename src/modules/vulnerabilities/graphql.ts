@@ -13,7 +13,7 @@ import {
   type FindingStatusFilter as FindingStatusFilterValue,
   type Severity,
 } from './schemas.js';
-import { loadTotals } from '../../graphql/connection-totals.js';
+import { totalCountField } from '../../graphql/connection-totals.js';
 
 export const SeverityEnum = builder.enumType('Severity', { values: SEVERITIES });
 export const FindingStatusEnum = builder.enumType('FindingStatus', { values: FINDING_STATUSES });
@@ -74,8 +74,6 @@ builder.prismaObjectField('Target', 'findingCount', (t) =>
   }),
 );
 
-/** The connection object Pothos hands its fields: the workspace it hangs from and the field's arguments. */
-type FindingConnectionSource = { parent: { id: string }; args: FindingConnectionArgs };
 type FindingConnectionArgs = {
   severity?: Severity[] | null;
   status?: FindingStatusFilterValue | null;
@@ -109,14 +107,10 @@ builder.prismaObjectField('Workspace', 'findings', (t) =>
       fields: (c) => ({
         // The REST list's count (counters where the filters allow), batched over the request's workspaces: a
         // 100,000-finding workspace is not counted row by row on every page.
-        totalCount: c.loadable({
-          type: 'Int',
+        totalCount: totalCountField(c, {
           description: 'How many findings match, over every page.',
-          resolve: (connection) => {
-            const { parent, args } = connection as unknown as FindingConnectionSource;
-            return JSON.stringify([parent.id, findingListFilters(args)]);
-          },
-          load: (keys: string[], ctx) => loadTotals(keys, (ids, filters: findings.FindingListFilters) => findings.countFindingLists(ctx, ids, filters)),
+          filtersOf: findingListFilters,
+          count: findings.countFindingLists,
         }),
       }),
     },
