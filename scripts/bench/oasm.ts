@@ -13,7 +13,8 @@
 //   BENCH_OASM_COOKIE_FILE  a file holding it
 // The OASM user must own exactly 200 workspaces (OASM caps creation at 5 per owner; create them in turns, moving
 // ownership aside meanwhile). The run checks that OASM answers 10 rows of a total of 200, as Perimeter must.
-// Other settings: BENCH_DATABASE_URL, BENCH_DURATION (5), BENCH_WARMUP (1), BENCH_ROUNDS (3), BENCH_LOG_LEVEL.
+// Other settings: BENCH_DATABASE_URL, BENCH_DURATION (5), BENCH_WARMUP (1), BENCH_ROUNDS (3), BENCH_LOG_LEVEL, and
+// BENCH_APP_DIR (run src/main.ts from another checkout, e.g. an exported older commit, as bench:api).
 import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { cpus, tmpdir } from 'node:os';
@@ -92,7 +93,7 @@ async function main(): Promise<void> {
   const databaseUrl = await createDatabase(ADMIN_URL);
   const tmp = await mkdtemp(join(tmpdir(), 'perimeter-bench-oasm-'));
   onCleanup('remove temp dir', () => rm(tmp, { recursive: true, force: true }));
-  const common = { appDir: ROOT, logLevel: LOG_LEVEL };
+  const common = { appDir: resolve(process.env.BENCH_APP_DIR || ROOT), logLevel: LOG_LEVEL };
   const onPostgres = await startApp('Perimeter on PostgreSQL', { ...common, databaseUrl, dataDir: join(tmp, 'data-pg') });
   const embedded = await startApp('Perimeter on the embedded database', { ...common, dataDir: join(tmp, 'data-embedded') });
   const targets: Target[] = [oasmTarget];
