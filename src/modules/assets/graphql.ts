@@ -5,7 +5,8 @@ import * as assets from './service.js';
 import { updateVisibleAssets } from './update.js';
 import { ASSET_KINDS, DISCOVERY_SOURCES, type AssetKind } from './schemas.js';
 import type { DiscoverySource } from '../../scanner/discovery/types.js';
-import { totalCountField } from '../../graphql/connection-totals.js';
+import { prismaConnectionHelpers } from '@pothos/plugin-prisma';
+import type { Prisma } from '../../db.js';
 
 export const AssetKindEnum = builder.enumType('AssetKind', { values: ASSET_KINDS });
 export const DiscoverySourceEnum = builder.enumType('DiscoverySource', {
@@ -85,11 +86,21 @@ const assetListFilters = (args: AssetConnectionArgs): assets.AssetListFilters =>
   dismissed: args.dismissed ?? undefined,
 });
 
+const assetPage = prismaConnectionHelpers(builder, 'Asset', {
+  cursor: 'id',
+  // The filters are the field's own arguments (below); Prisma takes the tie-breaking order as a list.
+  query: (args, ctx) => ({
+    where: assets.assetWhere(ctx, assetListFilters(args as AssetConnectionArgs)),
+    orderBy: [{ lastSeenAt: 'desc' }, { id: 'desc' }] as Prisma.AssetOrderByWithRelationInput,
+  }),
+});
+
+// The page and its total in the statement that loads the workspace: the total from the counters REST sums
+// where the filters allow (a 100,000-row inventory is not counted row by row on every page), else counted.
 builder.prismaObjectField('Workspace', 'assets', (t) =>
-  t.relatedConnection(
-    'assets',
+  t.connection(
     {
-      cursor: 'id',
+      type: AssetRef,
       description: "The workspace's inventory, most recently seen first.",
       args: {
         kind: t.arg({ type: AssetKindEnum }),
@@ -99,14 +110,22 @@ builder.prismaObjectField('Workspace', 'assets', (t) =>
         source: t.arg({ type: DiscoverySourceEnum, description: 'Found (at least) by this discovery source.' }),
         dismissed: t.arg.boolean(),
       },
-      query: (args, ctx) => ({ where: assets.assetWhere(ctx, assetListFilters(args)), orderBy: [{ lastSeenAt: 'desc' }, { id: 'desc' }] }),
+      select: (args, ctx, nestedSelection) => ({
+        assets: assetPage.getQuery(args, ctx, nestedSelection),
+        ...assets.assetListTotalSelection(ctx, assetListFilters(args)),
+      }),
+      resolve: (workspace, args, ctx) => {
+        const row = workspace as unknown as { assets: never[]; assetCounts?: { count: number }[]; _count?: { assets?: number } };
+        return { ...assetPage.resolve(row.assets, args, ctx, workspace), totalCount: assets.assetListTotalOf(row) };
+      },
     },
     {
       name: 'AssetConnection',
       fields: (c) => ({
-        // The REST list's count (counters where the filters allow), batched over the request's workspaces: a
-        // 100,000-row inventory is not counted row by row on every page.
-        totalCount: totalCountField(c, { description: 'How many assets match, over every page.', filtersOf: assetListFilters, count: assets.countAssetLists }),
+        totalCount: c.int({
+          description: 'How many assets match, over every page.',
+          resolve: (connection) => (connection as unknown as { totalCount: number }).totalCount,
+        }),
       }),
     },
     { name: 'AssetEdge' },

@@ -112,49 +112,49 @@ export async function listAssets(ctx: ServiceContext, workspaceId: string, input
   await assertCan(ctx, 'asset:read', { workspaceId });
   const where = assetWhere(ctx, { ...filters, workspaceId });
   const direction = prismaDirection(sortOrder);
-  const [rows, [total]] = await Promise.all([
+  const [rows, total] = await Promise.all([
     ctx.deps.prisma.asset.findMany({ where, orderBy: [{ [sortBy]: direction }, { id: direction }], ...pageWindow(page, limit), include: assetResponseInclude }),
-    countAssetLists(ctx, [workspaceId], filters),
+    countAssetList(ctx, workspaceId, filters),
   ]);
-  return pageEnvelope(rows.map(toAssetResponse), total!, page, limit);
+  return pageEnvelope(rows.map(toAssetResponse), total, page, limit);
 }
 
 export type AssetListFilters = Omit<AssetFilters, 'workspaceId'>;
 
+/** Whether a list's total can be summed from asset_count: filtered by kind, enabled and dismissed alone. */
+const countedByCounters = (filters: AssetListFilters) => !(filters.targetId || filters.search || filters.source);
+
+const counterWhere = (filters: AssetListFilters) => ({
+  ...(filters.kind ? { kind: filters.kind } : {}),
+  ...(filters.enabled !== undefined ? { enabled: filters.enabled } : {}),
+  ...(filters.dismissed !== undefined ? { dismissed: filters.dismissed } : {}),
+});
+
 /**
- * The totals of the asset lists of several workspaces under the same filters, in the order given: for the REST
- * page (one workspace) and the GraphQL connections of a request (batched, one statement whatever the number
- * of workspaces). A list filtered by kind, enabled and dismissed alone is summed from asset_count (kept exact
- * by the database's triggers on every write): a few counter rows instead of every matching row, whatever the
- * workspace's size. Any other filter counts the matching rows. Workspaces the viewer does not see count 0.
+ * The total of a workspace's asset list, for the REST page: summed from asset_count (kept exact by the
+ * database's triggers on every write) when the filters allow, a few counter rows instead of every matching
+ * row whatever the workspace's size; else the matching rows counted. The caller has checked the workspace is
+ * the viewer's, which is all assetWhere's visibility rule asks.
  */
-export async function countAssetLists(ctx: ServiceContext, workspaceIds: readonly string[], filters: AssetListFilters): Promise<number[]> {
-  const viewer = requireViewer(ctx);
-  if (workspaceIds.length === 0) return [];
-  const ids = [...new Set(workspaceIds)];
-  let counts: Map<string, number>;
-  if (filters.targetId || filters.search || filters.source) {
-    const groups = await ctx.deps.prisma.asset.groupBy({
-      by: ['workspaceId'],
-      where: { AND: [assetWhere(ctx, filters), { workspaceId: { in: ids } }] },
-      _count: { _all: true },
-    });
-    counts = new Map(groups.map((group) => [group.workspaceId, group._count._all]));
-  } else {
-    const groups = await ctx.deps.prisma.assetCount.groupBy({
-      by: ['workspaceId'],
-      where: {
-        workspaceId: { in: ids },
-        workspace: visibleWorkspacesWhere(viewer),
-        ...(filters.kind ? { kind: filters.kind } : {}),
-        ...(filters.enabled !== undefined ? { enabled: filters.enabled } : {}),
-        ...(filters.dismissed !== undefined ? { dismissed: filters.dismissed } : {}),
-      },
-      _sum: { count: true },
-    });
-    counts = new Map(groups.map((group) => [group.workspaceId, group._sum.count ?? 0]));
-  }
-  return workspaceIds.map((id) => counts.get(id) ?? 0);
+async function countAssetList(ctx: ServiceContext, workspaceId: string, filters: AssetListFilters): Promise<number> {
+  if (!countedByCounters(filters)) return ctx.deps.prisma.asset.count({ where: assetWhere(ctx, { ...filters, workspaceId }) });
+  const { _sum } = await ctx.deps.prisma.assetCount.aggregate({ where: { workspaceId, ...counterWhere(filters) }, _sum: { count: true } });
+  return _sum.count ?? 0;
+}
+
+/**
+ * The same total read by the statement that loads the workspace (the GraphQL connection, its page beside it):
+ * the workspace's asset_count rows when the filters allow, else a count of the matching rows in that statement.
+ * assetListTotalOf reads it from the loaded row. The workspace was loaded through the visibility rule.
+ */
+export function assetListTotalSelection(ctx: ServiceContext, filters: AssetListFilters) {
+  return countedByCounters(filters)
+    ? { assetCounts: { where: counterWhere(filters), select: { count: true } } }
+    : { _count: { select: { assets: { where: assetWhere(ctx, filters) } } } };
+}
+
+export function assetListTotalOf(workspace: { assetCounts?: { count: number }[]; _count?: { assets?: number } }): number {
+  return workspace.assetCounts ? workspace.assetCounts.reduce((sum, row) => sum + row.count, 0) : (workspace._count?.assets ?? 0);
 }
 
 async function findAssetOrThrow(ctx: ServiceContext, workspaceId: string, id: string): Promise<AssetRow> {

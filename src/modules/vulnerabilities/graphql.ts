@@ -13,7 +13,8 @@ import {
   type FindingStatusFilter as FindingStatusFilterValue,
   type Severity,
 } from './schemas.js';
-import { totalCountField } from '../../graphql/connection-totals.js';
+import { prismaConnectionHelpers } from '@pothos/plugin-prisma';
+import type { Prisma } from '../../db.js';
 
 export const SeverityEnum = builder.enumType('Severity', { values: SEVERITIES });
 export const FindingStatusEnum = builder.enumType('FindingStatus', { values: FINDING_STATUSES });
@@ -88,11 +89,21 @@ const findingListFilters = (args: FindingConnectionArgs): findings.FindingListFi
   search: args.search ?? undefined,
 });
 
+const findingPage = prismaConnectionHelpers(builder, 'Finding', {
+  cursor: 'id',
+  // The filters are the field's own arguments (below); Prisma takes the tie-breaking order as a list.
+  query: (args, ctx) => ({
+    where: findings.findingWhere(ctx, findingListFilters(args as FindingConnectionArgs)),
+    orderBy: [{ lastSeenAt: 'desc' }, { id: 'desc' }] as Prisma.FindingOrderByWithRelationInput,
+  }),
+});
+
+// The page and its total in the statement that loads the workspace: the total from the counters REST sums
+// where the filters allow (a 100,000-finding workspace is not counted row by row on every page), else counted.
 builder.prismaObjectField('Workspace', 'findings', (t) =>
-  t.relatedConnection(
-    'findings',
+  t.connection(
     {
-      cursor: 'id',
+      type: FindingRef,
       description: "The workspace's findings, most recently seen first.",
       args: {
         severity: t.arg({ type: [SeverityEnum] }),
@@ -100,17 +111,21 @@ builder.prismaObjectField('Workspace', 'findings', (t) =>
         targetId: t.arg.id(),
         search: t.arg.string({ description: 'Matches name, check id and description, case-insensitive.' }),
       },
-      query: (args, ctx) => ({ where: findings.findingWhere(ctx, findingListFilters(args)), orderBy: [{ lastSeenAt: 'desc' }, { id: 'desc' }] }),
+      select: (args, ctx, nestedSelection) => ({
+        findings: findingPage.getQuery(args, ctx, nestedSelection),
+        ...findings.findingListTotalSelection(ctx, findingListFilters(args)),
+      }),
+      resolve: (workspace, args, ctx) => {
+        const row = workspace as unknown as { findings: never[]; findingCounts?: { count: number }[]; _count?: { findings?: number } };
+        return { ...findingPage.resolve(row.findings, args, ctx, workspace), totalCount: findings.findingListTotalOf(row) };
+      },
     },
     {
       name: 'FindingConnection',
       fields: (c) => ({
-        // The REST list's count (counters where the filters allow), batched over the request's workspaces: a
-        // 100,000-finding workspace is not counted row by row on every page.
-        totalCount: totalCountField(c, {
+        totalCount: c.int({
           description: 'How many findings match, over every page.',
-          filtersOf: findingListFilters,
-          count: findings.countFindingLists,
+          resolve: (connection) => (connection as unknown as { totalCount: number }).totalCount,
         }),
       }),
     },

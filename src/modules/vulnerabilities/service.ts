@@ -88,48 +88,48 @@ export async function listFindings(ctx: ServiceContext, workspaceId: string, inp
   // Severity sorts by rank (info < low < medium < high < critical: the enum's order), then the latest first.
   const orderBy: Prisma.FindingOrderByWithRelationInput[] =
     sortBy === 'severity' ? [{ severity: direction }, { lastSeenAt: 'desc' }, { id: direction }] : [{ [sortBy]: direction }, { id: direction }];
-  const [rows, [total]] = await Promise.all([
+  const [rows, total] = await Promise.all([
     ctx.deps.prisma.finding.findMany({ where, orderBy, ...pageWindow(page, limit) }),
-    countFindingLists(ctx, [workspaceId], { ...filters, search: q }),
+    countFindingList(ctx, workspaceId, { ...filters, search: q }),
   ]);
-  return pageEnvelope(rows.map(toFindingResponse), total!, page, limit);
+  return pageEnvelope(rows.map(toFindingResponse), total, page, limit);
 }
 
 export type FindingListFilters = Omit<FindingFilters, 'workspaceId'>;
 
+/** Whether a list's total can be summed from finding_count: filtered by status and severity alone. */
+const countedByCounters = (filters: FindingListFilters) => !(filters.targetIds?.length || filters.assetId || filters.search);
+
+const counterWhere = (filters: FindingListFilters) => ({
+  ...(filters.status && filters.status !== 'all' ? { status: filters.status } : {}),
+  ...(filters.severity?.length ? { severity: { in: filters.severity } } : {}),
+});
+
 /**
- * The totals of the finding lists of several workspaces under the same filters, in the order given: for the
- * REST page (one workspace) and the GraphQL connections of a request (batched, one statement whatever the
- * number of workspaces). A list filtered by status and severity alone is summed from finding_count (kept exact
- * by the database's triggers on every write): a few counter rows instead of every matching row, whatever the
- * workspace's size. Any other filter counts the matching rows. Workspaces the viewer does not see count 0.
+ * The total of a workspace's finding list, for the REST page: summed from finding_count (kept exact by the
+ * database's triggers on every write) when the filters allow, a few counter rows instead of every matching
+ * row whatever the workspace's size; else the matching rows counted. The caller has checked the workspace is
+ * the viewer's, which is all findingWhere's visibility rule asks.
  */
-export async function countFindingLists(ctx: ServiceContext, workspaceIds: readonly string[], filters: FindingListFilters): Promise<number[]> {
-  const viewer = requireViewer(ctx);
-  if (workspaceIds.length === 0) return [];
-  const ids = [...new Set(workspaceIds)];
-  let counts: Map<string, number>;
-  if (filters.targetIds?.length || filters.assetId || filters.search) {
-    const groups = await ctx.deps.prisma.finding.groupBy({
-      by: ['workspaceId'],
-      where: { AND: [findingWhere(ctx, filters), { workspaceId: { in: ids } }] },
-      _count: { _all: true },
-    });
-    counts = new Map(groups.map((group) => [group.workspaceId, group._count._all]));
-  } else {
-    const groups = await ctx.deps.prisma.findingCount.groupBy({
-      by: ['workspaceId'],
-      where: {
-        workspaceId: { in: ids },
-        workspace: visibleWorkspacesWhere(viewer),
-        ...(filters.status && filters.status !== 'all' ? { status: filters.status } : {}),
-        ...(filters.severity?.length ? { severity: { in: filters.severity } } : {}),
-      },
-      _sum: { count: true },
-    });
-    counts = new Map(groups.map((group) => [group.workspaceId, group._sum.count ?? 0]));
-  }
-  return workspaceIds.map((id) => counts.get(id) ?? 0);
+async function countFindingList(ctx: ServiceContext, workspaceId: string, filters: FindingListFilters): Promise<number> {
+  if (!countedByCounters(filters)) return ctx.deps.prisma.finding.count({ where: findingWhere(ctx, { ...filters, workspaceId }) });
+  const { _sum } = await ctx.deps.prisma.findingCount.aggregate({ where: { workspaceId, ...counterWhere(filters) }, _sum: { count: true } });
+  return _sum.count ?? 0;
+}
+
+/**
+ * The same total read by the statement that loads the workspace (the GraphQL connection, its page beside it):
+ * the workspace's finding_count rows when the filters allow, else a count of the matching rows in that
+ * statement. findingListTotalOf reads it from the loaded row. The workspace was loaded through the visibility rule.
+ */
+export function findingListTotalSelection(ctx: ServiceContext, filters: FindingListFilters) {
+  return countedByCounters(filters)
+    ? { findingCounts: { where: counterWhere(filters), select: { count: true } } }
+    : { _count: { select: { findings: { where: findingWhere(ctx, filters) } } } };
+}
+
+export function findingListTotalOf(workspace: { findingCounts?: { count: number }[]; _count?: { findings?: number } }): number {
+  return workspace.findingCounts ? workspace.findingCounts.reduce((sum, row) => sum + row.count, 0) : (workspace._count?.findings ?? 0);
 }
 
 /** One finding with its history (oldest event first). */
@@ -165,7 +165,7 @@ export async function findingStatistics(ctx: ServiceContext, workspaceId: string
     severityCount = new Map(bySeverity.map((group) => [group.severity, group._count._all]));
     statusCount = new Map(byStatus.map((group) => [group.status, group._count._all]));
   } else {
-    // The whole workspace: its (status, severity) counters, at most 15 rows (see countFindingLists).
+    // The whole workspace: its (status, severity) counters, at most 15 rows (see countFindingList).
     const counters = await ctx.deps.prisma.findingCount.findMany({ where: { workspaceId }, select: { status: true, severity: true, count: true } });
     severityCount = new Map();
     statusCount = new Map();
