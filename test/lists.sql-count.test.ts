@@ -130,7 +130,10 @@ describe('SQL statements per GraphQL list', () => {
       // Assets and findings total from the counters REST sums too, read in the page's statement: counting the
       // matching rows there would read every row of a 100,000-finding workspace on every page.
       if (endpoint === 'assets' || endpoint === 'vulnerabilities') {
-        expect(ten.statements.some((sql) => /"public"\."(asset|finding)_count"/.test(sql)), ten.statements.join('\n')).toBe(true);
+        expect(
+          ten.statements.some((sql) => /"public"\."(asset|finding)_count"/.test(sql)),
+          ten.statements.join('\n'),
+        ).toBe(true);
       }
     }
   });
