@@ -6,6 +6,7 @@ import { updateVisibleAssets } from './update.js';
 import { ASSET_KINDS, DISCOVERY_SOURCES, type AssetKind } from './schemas.js';
 import type { DiscoverySource } from '../../scanner/discovery/types.js';
 import { prismaConnectionHelpers } from '@pothos/plugin-prisma';
+import { connectionWithTotal } from '../../graphql/connection-total.js';
 import type { Prisma } from '../../db.js';
 
 export const AssetKindEnum = builder.enumType('AssetKind', { values: ASSET_KINDS });
@@ -119,15 +120,7 @@ builder.prismaObjectField('Workspace', 'assets', (t) =>
         return { ...assetPage.resolve(row.assets, args, ctx, workspace), totalCount: assets.assetListTotalOf(row) };
       },
     },
-    {
-      name: 'AssetConnection',
-      fields: (c) => ({
-        totalCount: c.int({
-          description: 'How many assets match, over every page.',
-          resolve: (connection) => (connection as unknown as { totalCount: number }).totalCount,
-        }),
-      }),
-    },
+    connectionWithTotal('AssetConnection', 'How many assets match, over every page.'),
     { name: 'AssetEdge' },
   ),
 );

@@ -14,6 +14,7 @@ import {
   type Severity,
 } from './schemas.js';
 import { prismaConnectionHelpers } from '@pothos/plugin-prisma';
+import { connectionWithTotal } from '../../graphql/connection-total.js';
 import type { Prisma } from '../../db.js';
 
 export const SeverityEnum = builder.enumType('Severity', { values: SEVERITIES });
@@ -120,15 +121,7 @@ builder.prismaObjectField('Workspace', 'findings', (t) =>
         return { ...findingPage.resolve(row.findings, args, ctx, workspace), totalCount: findings.findingListTotalOf(row) };
       },
     },
-    {
-      name: 'FindingConnection',
-      fields: (c) => ({
-        totalCount: c.int({
-          description: 'How many findings match, over every page.',
-          resolve: (connection) => (connection as unknown as { totalCount: number }).totalCount,
-        }),
-      }),
-    },
+    connectionWithTotal('FindingConnection', 'How many findings match, over every page.'),
     { name: 'FindingEdge' },
   ),
 );
