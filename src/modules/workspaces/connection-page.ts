@@ -5,7 +5,7 @@
  * statement serves it when that query asks for nothing beyond what the statement returns:
  *   - every workspace column (Prisma's include mode reads whole rows; the statement returns every column),
  *   - `members` in the order `members` and `role` use, their columns and their users (the User type exposes
- *     id, name and image, which the statement returns; test/workspaces.graphql.test.ts checks both paths
+ *     id, name and image, which the statement returns; test/workspaces.sql-count.test.ts checks both paths
  *     answer alike, so a field added to User or WorkspaceMember that the statement lacks fails there),
  *   - `_count` of targets (targetCount),
  *   - a forward page (`first`, optionally `after`): the statement pages by keyset after the cursor's row.

@@ -10,6 +10,8 @@ import type { WorkspaceSortField } from './schemas.js';
  * and most of the request's CPU went into building and mapping the relation query; this is the hottest read of
  * OASM's clients (their first request), so it is written out. The filters mirror workspaceListWhere (service.ts),
  * and the tests compare both (test/workspaces.rest.test.ts: search, archive filter, sort, pages, visibility).
+ * GraphQL's workspace connection reads its forward pages through it too, where connection-page.ts says the
+ * statement serves the selection (test/workspaces.sql-count.test.ts compares that with Prisma's answer).
  */
 export interface WorkspacePageQuery {
   viewer: Viewer;
