@@ -7,7 +7,6 @@ import { ASSET_KINDS, DISCOVERY_SOURCES, type AssetKind } from './schemas.js';
 import type { DiscoverySource } from '../../scanner/discovery/types.js';
 import { prismaConnectionHelpers } from '@pothos/plugin-prisma';
 import { connectionWithTotal } from '../../graphql/connection-total.js';
-import type { Prisma } from '../../db.js';
 
 export const AssetKindEnum = builder.enumType('AssetKind', { values: ASSET_KINDS });
 export const DiscoverySourceEnum = builder.enumType('DiscoverySource', {
@@ -87,14 +86,7 @@ const assetListFilters = (args: AssetConnectionArgs): assets.AssetListFilters =>
   dismissed: args.dismissed ?? undefined,
 });
 
-const assetPage = prismaConnectionHelpers(builder, 'Asset', {
-  cursor: 'id',
-  // The filters are the field's own arguments (below); Prisma takes the tie-breaking order as a list.
-  query: (args, ctx) => ({
-    where: assets.assetWhere(ctx, assetListFilters(args as AssetConnectionArgs)),
-    orderBy: [{ lastSeenAt: 'desc' }, { id: 'desc' }] as Prisma.AssetOrderByWithRelationInput,
-  }),
-});
+const assetPage = prismaConnectionHelpers(builder, 'Asset', { cursor: 'id' });
 
 // The page and its total in the statement that loads the workspace: the total from the counters REST sums
 // where the filters allow (a 100,000-row inventory is not counted row by row on every page), else counted.
@@ -111,10 +103,17 @@ builder.prismaObjectField('Workspace', 'assets', (t) =>
         source: t.arg({ type: DiscoverySourceEnum, description: 'Found (at least) by this discovery source.' }),
         dismissed: t.arg.boolean(),
       },
-      select: (args, ctx, nestedSelection) => ({
-        assets: assetPage.getQuery(args, ctx, nestedSelection),
-        ...assets.assetListTotalSelection(ctx, assetListFilters(args)),
-      }),
+      select: (args, ctx, nestedSelection) => {
+        const filters = assetListFilters(args);
+        return {
+          assets: {
+            ...assetPage.getQuery(args, ctx, nestedSelection),
+            where: assets.assetWhere(ctx, filters),
+            orderBy: [{ lastSeenAt: 'desc' }, { id: 'desc' }],
+          },
+          ...assets.assetListTotalSelection(ctx, filters),
+        };
+      },
       resolve: (workspace, args, ctx) => {
         const row = workspace as unknown as { assets: never[]; assetCounts?: { count: number }[]; _count?: { assets?: number } };
         return { ...assetPage.resolve(row.assets, args, ctx, workspace), totalCount: assets.assetListTotalOf(row) };

@@ -15,7 +15,6 @@ import {
 } from './schemas.js';
 import { prismaConnectionHelpers } from '@pothos/plugin-prisma';
 import { connectionWithTotal } from '../../graphql/connection-total.js';
-import type { Prisma } from '../../db.js';
 
 export const SeverityEnum = builder.enumType('Severity', { values: SEVERITIES });
 export const FindingStatusEnum = builder.enumType('FindingStatus', { values: FINDING_STATUSES });
@@ -90,14 +89,7 @@ const findingListFilters = (args: FindingConnectionArgs): findings.FindingListFi
   search: args.search ?? undefined,
 });
 
-const findingPage = prismaConnectionHelpers(builder, 'Finding', {
-  cursor: 'id',
-  // The filters are the field's own arguments (below); Prisma takes the tie-breaking order as a list.
-  query: (args, ctx) => ({
-    where: findings.findingWhere(ctx, findingListFilters(args as FindingConnectionArgs)),
-    orderBy: [{ lastSeenAt: 'desc' }, { id: 'desc' }] as Prisma.FindingOrderByWithRelationInput,
-  }),
-});
+const findingPage = prismaConnectionHelpers(builder, 'Finding', { cursor: 'id' });
 
 // The page and its total in the statement that loads the workspace: the total from the counters REST sums
 // where the filters allow (a 100,000-finding workspace is not counted row by row on every page), else counted.
@@ -112,10 +104,17 @@ builder.prismaObjectField('Workspace', 'findings', (t) =>
         targetId: t.arg.id(),
         search: t.arg.string({ description: 'Matches name, check id and description, case-insensitive.' }),
       },
-      select: (args, ctx, nestedSelection) => ({
-        findings: findingPage.getQuery(args, ctx, nestedSelection),
-        ...findings.findingListTotalSelection(ctx, findingListFilters(args)),
-      }),
+      select: (args, ctx, nestedSelection) => {
+        const filters = findingListFilters(args);
+        return {
+          findings: {
+            ...findingPage.getQuery(args, ctx, nestedSelection),
+            where: findings.findingWhere(ctx, filters),
+            orderBy: [{ lastSeenAt: 'desc' }, { id: 'desc' }],
+          },
+          ...findings.findingListTotalSelection(ctx, filters),
+        };
+      },
       resolve: (workspace, args, ctx) => {
         const row = workspace as unknown as { findings: never[]; findingCounts?: { count: number }[]; _count?: { findings?: number } };
         return { ...findingPage.resolve(row.findings, args, ctx, workspace), totalCount: findings.findingListTotalOf(row) };

@@ -13,8 +13,8 @@
  */
 export interface ConnectionQuery {
   take: number;
-  skip: number;
-  cursor?: { id: string };
+  /** The cursor's workspace id: the page starts after it. */
+  after?: string;
 }
 
 const MEMBER_COLUMNS = new Set(['id', 'workspaceId', 'userId', 'role', 'createdAt', 'updatedAt']);
@@ -61,5 +61,5 @@ export function servedByPageStatement(query: object): ConnectionQuery | null {
   // Pothos skips the cursor's own row, and nothing else.
   if (skip !== (cursor === undefined ? 0 : 1)) return null;
   if (!servesInclude(include)) return null;
-  return { take: take as number, skip: skip as number, cursor: cursor as { id: string } | undefined };
+  return { take: take as number, after: (cursor as { id: string } | undefined)?.id };
 }

@@ -76,7 +76,7 @@ export async function findWorkspacesForConnection<Q extends object>(
       direction: orderBy.direction === 'asc' ? 'ASC' : 'DESC',
       offset: 0,
       limit: served.take,
-      after: served.cursor?.id,
+      after: served.after,
     });
     return { rows: rows as never, total: rows[0]?.total };
   }
