@@ -7,6 +7,7 @@ import { PrismaClient } from '../prisma/generated/prisma/client.js';
 import { EmbeddedDatabaseThread } from './db/embedded/thread.js';
 import { applyMigrations, pgExecutor, type SqlExecutor } from './db/migrations.js';
 import { statementNames } from './db/statement-names.js';
+import { preparedReads, type PreparedRead } from './db/prepared-read.js';
 import { lockDataDir, type DataDirLock } from './ops/data-dir-lock.js';
 import type { Env } from './env.js';
 import { shippedPath } from './shipped-files.js';
@@ -40,6 +41,13 @@ export interface Database {
   sql: SqlExecutor;
   /** The connections: to the PostgreSQL server, or the one connection to the embedded database's thread. */
   pool: pg.Pool;
+  /** Hand-written hot reads on that pool, beside Prisma (db/prepared-read.ts). */
+  read: PreparedRead;
+  /**
+   * With `logQueries`: every statement's text, Prisma's (its query events) and the hand-written reads alike, for
+   * the SQL-count tests. Returns the unsubscribe.
+   */
+  onStatement(listener: (text: string) => void): () => void;
   /** The embedded database (kind 'pglite'): its thread, which can also dump the data directory. */
   embedded?: EmbeddedDatabaseThread;
   /**
@@ -71,6 +79,22 @@ function seedFor(options: DatabaseOptions): Blob | undefined {
   return new Blob([readFileSync(options.pgliteSeedFile)], { type: 'application/x-gzip' });
 }
 
+/** The hand-written reads, and with `logQueries` one feed of every statement's text (Prisma's and theirs). */
+function statementReads(prisma: PrismaClient, pool: pg.Pool, logQueries: boolean | undefined): Pick<Database, 'read' | 'onStatement'> {
+  if (!logQueries) return { read: preparedReads(pool), onStatement: () => () => {} };
+  const statements = new EventEmitter();
+  (prisma as unknown as { $on(event: 'query', cb: (event: { query: string }) => void): void }).$on('query', (event) =>
+    statements.emit('statement', event.query),
+  );
+  return {
+    read: preparedReads(pool, (text) => statements.emit('statement', text)),
+    onStatement: (listener) => {
+      statements.on('statement', listener);
+      return () => statements.off('statement', listener);
+    },
+  };
+}
+
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   const log = options.logQueries ? [{ emit: 'event' as const, level: 'query' as const }] : undefined;
   const statementNameGenerator = options.preparedStatements === false ? undefined : statementNames();
@@ -83,6 +107,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
       prisma,
       sql,
       pool,
+      ...statementReads(prisma, pool, options.logQueries),
       migrate: async () => (await applyMigrations(sql)).applied,
       close: async () => {
         await prisma.$disconnect();
@@ -120,6 +145,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     prisma,
     sql,
     pool,
+    ...statementReads(prisma, pool, options.logQueries),
     embedded: thread,
     onNotification: (listener) => {
       notifications.on('notification', listener);

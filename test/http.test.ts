@@ -319,10 +319,10 @@ describe('REST bad input: the stable error shape and status, never a 500', () =>
 });
 
 describe('GraphQL limits and masking', () => {
-  /** Counts the SQL statements Prisma sends from now on (the app was started with logQueries). */
+  /** Counts the SQL statements sent from now on, Prisma's and the hand-written reads (the app was started with logQueries). */
   function countQueries() {
     let count = 0;
-    (server.db.prisma as unknown as { $on(event: 'query', cb: () => void): void }).$on('query', () => {
+    server.db.onStatement(() => {
       count += 1;
     });
     return () => count;
@@ -377,16 +377,18 @@ describe('GraphQL limits and masking', () => {
   it('masks unexpected errors (GraphQL and REST) and keeps expected ones', async () => {
     const deps = server.app.deps;
     const real = deps.prisma;
+    const realDb = deps.db;
     const secret = 'connect ECONNREFUSED 10.1.2.3:5432 password=hunter2';
     const failing = () => Promise.reject(new Error(secret));
     deps.prisma = new Proxy(real, {
       get(target, property) {
         if (property === 'workspace') return { findMany: failing, count: failing, findFirst: failing, findUnique: failing };
-        if (property === '$queryRaw') return failing; // the REST workspace page's own statement (page-sql.ts)
         const value = Reflect.get(target, property, target) as unknown;
         return typeof value === 'function' ? value.bind(target) : value;
       },
     });
+    // The workspace page's own statement (page-sql.ts), read beside Prisma (db/prepared-read.ts).
+    deps.db = { ...realDb, read: failing };
     try {
       const gql = await client.gql('{ workspaces { totalCount edges { node { id } } } }', { as: owner });
       expect(gql.errors?.length).toBeGreaterThan(0);
@@ -402,6 +404,7 @@ describe('GraphQL limits and masking', () => {
       expect(rest.body).toEqual({ statusCode: 500, error: 'Internal Server Error', code: 'INTERNAL', message: 'Internal server error' });
     } finally {
       deps.prisma = real;
+      deps.db = realDb;
     }
 
     // Expected failures keep their message and code.

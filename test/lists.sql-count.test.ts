@@ -81,23 +81,26 @@ async function counted(path: string): Promise<{ count: number; statements: strin
 }
 
 describe('SQL statements per REST list', () => {
-  const lists = () => [
-    ['targets', '/api/v1/api/targets'],
-    ['assets', '/api/v1/api/assets?kind=host&enabled=true'],
-    ['vulnerabilities', '/api/v1/api/vulnerabilities?severity=high&status=open'],
-    ['messages', `/api/v1/api/agents/conversations/${conversationId}/messages`],
+  // Each with the most statements it may cost, the session and membership lookups included (no auth cache here):
+  // targets the page, the total, and the page's asset and finding counts; assets and findings the page and the
+  // counter total; messages the conversation, its page and its count in one.
+  const lists = (): Array<[string, string, number]> => [
+    ['targets', '/api/v1/api/targets', 6],
+    ['assets', '/api/v1/api/assets?kind=host&enabled=true', 4],
+    ['vulnerabilities', '/api/v1/api/vulnerabilities?severity=high&status=open', 4],
+    ['messages', `/api/v1/api/agents/conversations/${conversationId}/messages`, 3],
   ];
 
   it('a page of 10 and a page of 100 cost the same few statements', async () => {
-    for (const [name, path] of lists()) {
-      const join = path!.includes('?') ? '&' : '?';
+    for (const [name, path, most] of lists()) {
+      const join = path.includes('?') ? '&' : '?';
       const ten = await counted(`${path}${join}limit=10`);
       const hundred = await counted(`${path}${join}limit=100`);
       console.log(`REST ${name}: limit=10 → ${ten.count} statements; limit=100 → ${hundred.count}`);
       expect(ten.rows).toBe(10);
       expect(hundred.rows).toBe(100);
       expect(hundred.count, `${name}\n${hundred.statements.join('\n')}`).toBe(ten.count);
-      expect(ten.count, `${name}\n${ten.statements.join('\n')}`).toBeLessThanOrEqual(6);
+      expect(ten.count, `${name}\n${ten.statements.join('\n')}`).toBeLessThanOrEqual(most);
     }
   });
 });

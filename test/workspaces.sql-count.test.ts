@@ -20,8 +20,9 @@ beforeAll(async () => {
   // lookups, test/auth-cache.test.ts), so the counts do not depend on which request came first.
   server = await startTestApp({ AUTH_CACHE_TTL_MS: '0' }, { logQueries: true });
   client = clientFor(server);
-  server.db.prisma.$on('query' as never, (event: { query: string }) => {
-    if (recording) statements.push(event.query);
+  // Prisma's statements and the hand-written page statement (db/prepared-read.ts) alike.
+  server.db.onStatement((text) => {
+    if (recording) statements.push(text);
   });
 
   viewer = await client.signUp('Counter');

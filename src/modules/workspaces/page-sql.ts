@@ -1,5 +1,6 @@
 import type { Viewer } from '../../context.js';
-import { Prisma, type PrismaClient } from '../../db.js';
+import { Prisma } from '../../db.js';
+import type { PreparedRead } from '../../db/prepared-read.js';
 import { escapeLike } from '../../pagination.js';
 import type { WorkspaceRole } from '../../auth/permissions.js';
 import type { WorkspaceSortField } from './schemas.js';
@@ -61,7 +62,7 @@ type RawRow = Omit<WorkspacePageRow, 'members' | '_count'> & { members: RawMembe
 /** JSON carries `timestamp` columns as ISO text without a zone; they are UTC, as Prisma stores them. */
 const utc = (text: string) => new Date(`${text}Z`);
 
-export async function findWorkspacePage(prisma: PrismaClient, query: WorkspacePageQuery): Promise<WorkspacePageRow[]> {
+export async function findWorkspacePage(read: PreparedRead, query: WorkspacePageQuery): Promise<WorkspacePageRow[]> {
   const column = SORT_COLUMNS[query.sortBy];
   const direction = Prisma.raw(query.direction === 'ASC' ? 'ASC' : 'DESC');
   const filters = [Prisma.sql`EXISTS (SELECT 1 FROM "workspace_member" mine WHERE mine."workspaceId" = w.id AND mine."userId" = ${query.viewer.id})`];
@@ -77,7 +78,7 @@ export async function findWorkspacePage(prisma: PrismaClient, query: WorkspacePa
   const keyset = query.after
     ? Prisma.sql`WHERE (matching.sort, matching.id) ${comparison} (SELECT w.${column}, w.id FROM "workspace" w WHERE w.id = ${query.after}::uuid AND ${Prisma.join(filters, ' AND ')})`
     : Prisma.empty;
-  const rows = await prisma.$queryRaw<RawRow[]>`
+  const rows = await read<RawRow>(Prisma.sql`
     WITH page AS (
       SELECT matching.id, matching.total
       FROM (
@@ -101,7 +102,7 @@ export async function findWorkspacePage(prisma: PrismaClient, query: WorkspacePa
              WHERE m."workspaceId" = w.id
            ), '[]'::json) AS members
     FROM page JOIN "workspace" w ON w.id = page.id
-    ORDER BY w.${column} ${direction}, w.id ${direction}`;
+    ORDER BY w.${column} ${direction}, w.id ${direction}`);
   return rows.map(({ targetCount, members, ...row }) => ({
     ...row,
     _count: { targets: targetCount },

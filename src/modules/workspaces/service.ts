@@ -40,7 +40,7 @@ export function workspaceListWhere(ctx: ServiceContext, filters: WorkspaceFilter
 export async function listWorkspaces(ctx: ServiceContext, input: ListWorkspacesInput): Promise<Page<WorkspaceResponse>> {
   const viewer = requireViewer(ctx);
   const { search, page, limit, sortBy, sortOrder, isArchived } = validate(listWorkspacesInput, input);
-  const rows = await findWorkspacePage(ctx.deps.prisma, { viewer, search, isArchived, sortBy, direction: sortOrder, offset: (page - 1) * limit, limit });
+  const rows = await findWorkspacePage(ctx.deps.db.read, { viewer, search, isArchived, sortBy, direction: sortOrder, offset: (page - 1) * limit, limit });
   // Each row carries the list's total; a page past the end has no row to carry it, so it is counted then.
   const total = rows[0]?.total ?? (page > 1 ? await countWorkspaces(ctx, { search, isArchived }) : 0);
   return pageEnvelope(
@@ -69,7 +69,7 @@ export async function findWorkspacesForConnection<Q extends object>(
   if (cursorId !== undefined && !(typeof cursorId === 'string' && (await workspaceRole(ctx, cursorId)))) return { rows: [] };
   const served = servedByPageStatement(query);
   if (served) {
-    const rows = await findWorkspacePage(ctx.deps.prisma, {
+    const rows = await findWorkspacePage(ctx.deps.db.read, {
       viewer,
       ...filters,
       sortBy: orderBy.field,

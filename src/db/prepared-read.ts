@@ -1,0 +1,40 @@
+import pg from 'pg';
+import type { Prisma } from '../../prisma/generated/prisma/client.js';
+
+/** A hand-written statement's rows, read on the pool itself (see preparedReads). */
+export type PreparedRead = <Row>(statement: Prisma.Sql) => Promise<Row[]>;
+
+/** Distinct texts this process names; later ones run unnamed (as statement-names.ts does for Prisma's). */
+const MAX_NAMED_READS = 1_000;
+
+/** `timestamp` (without time zone) columns hold UTC, as Prisma writes them; node-postgres would read them as local time. */
+const TIMESTAMP_OID = 1114;
+const utcTimestamp = (text: string) => new Date(`${text.replace(' ', 'T')}Z`);
+const types = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    oid === TIMESTAMP_OID ? utcTimestamp : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
+};
+
+/**
+ * The hottest hand-written reads (the workspace page: OASM's clients' first request, and GraphQL's workspace list)
+ * run on the pool Prisma's adapter uses, as named prepared statements, without Prisma's raw path on top: that
+ * path maps every row and value once more after the driver, and cost the page about a tenth of its requests/s
+ * (`npm run bench:api`, part oasm). The same pool means the same connections and limits: on the embedded
+ * database, the one connection, waiting for a transaction that holds it like any statement of Prisma's.
+ * `observe` sees each statement's text (the SQL-count tests count them beside Prisma's query events).
+ */
+export function preparedReads(pool: pg.Pool, observe?: (text: string) => void): PreparedRead {
+  // A name means one text for good: node-postgres refuses a known name with another text on a connection.
+  const names = new Map<string, string>();
+  return async <Row>(statement: Prisma.Sql) => {
+    const text = statement.text;
+    let name = names.get(text);
+    if (!name && names.size < MAX_NAMED_READS) {
+      name = `perimeter_read_${names.size + 1}`;
+      names.set(text, name);
+    }
+    observe?.(text);
+    const result = await pool.query({ name, text, values: statement.values as unknown[], types });
+    return result.rows as Row[];
+  };
+}
