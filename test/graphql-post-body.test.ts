@@ -114,4 +114,19 @@ describe('preReadGraphQLBody', () => {
       expect(req.readableEnded).toBe(false);
     }
   });
+  it('answers false and closes the response when the client goes away while sending, with or without an error', async () => {
+    for (const cause of [undefined, new Error('socket hang up')]) {
+      const req = Object.assign(new Readable({ read() {} }), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'content-length': '100' },
+      }) as unknown as IncomingMessage & Readable & { body?: unknown };
+      req.push(Buffer.from('{"query":'));
+      let destroyed = false;
+      const pending = preReadGraphQLBody(req, { destroy: () => (destroyed = true) } as unknown as ServerResponse, LIMIT);
+      setImmediate(() => req.destroy(cause));
+      expect(await pending).toBe(false);
+      expect(destroyed).toBe(true);
+      expect(req.body).toBeUndefined();
+    }
+  });
 });
