@@ -80,14 +80,15 @@ function seedFor(options: DatabaseOptions): Blob | undefined {
 }
 
 /** The hand-written reads, and with `logQueries` one feed of every statement's text (Prisma's and theirs). */
-function statementReads(prisma: PrismaClient, pool: pg.Pool, logQueries: boolean | undefined): Pick<Database, 'read' | 'onStatement'> {
-  if (!logQueries) return { read: preparedReads(pool), onStatement: () => () => {} };
+function statementReads(prisma: PrismaClient, pool: pg.Pool, options: DatabaseOptions): Pick<Database, 'read' | 'onStatement'> {
+  const named = options.preparedStatements !== false;
+  if (!options.logQueries) return { read: preparedReads(pool, { named }), onStatement: () => () => {} };
   const statements = new EventEmitter();
   (prisma as unknown as { $on(event: 'query', cb: (event: { query: string }) => void): void }).$on('query', (event) =>
     statements.emit('statement', event.query),
   );
   return {
-    read: preparedReads(pool, (text) => statements.emit('statement', text)),
+    read: preparedReads(pool, { named, observe: (text) => statements.emit('statement', text) }),
     onStatement: (listener) => {
       statements.on('statement', listener);
       return () => statements.off('statement', listener);
@@ -107,7 +108,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
       prisma,
       sql,
       pool,
-      ...statementReads(prisma, pool, options.logQueries),
+      ...statementReads(prisma, pool, options),
       migrate: async () => (await applyMigrations(sql)).applied,
       close: async () => {
         await prisma.$disconnect();
@@ -145,7 +146,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     prisma,
     sql,
     pool,
-    ...statementReads(prisma, pool, options.logQueries),
+    ...statementReads(prisma, pool, options),
     embedded: thread,
     onNotification: (listener) => {
       notifications.on('notification', listener);

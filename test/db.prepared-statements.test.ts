@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { openDatabase } from '../src/db.js';
+import { openDatabase, Prisma } from '../src/db.js';
 import { MAX_NAMED_PARAMETERS, MAX_NAMED_STATEMENTS, statementNames } from '../src/db/statement-names.js';
 import { usingPostgres } from './support/app.js';
 
@@ -31,7 +31,11 @@ describe.skipIf(!usingPostgres)('prepared statements on PostgreSQL', () => {
   async function preparedAfterTwoRuns(preparedStatements?: boolean): Promise<string[]> {
     const db = await openDatabase({ url: process.env.TEST_DATABASE_URL!, poolSize: 1, preparedStatements });
     try {
-      for (let run = 0; run < 2; run += 1) expect(await db.prisma.$queryRaw`SELECT ${run}::int + 1 AS answer`).toEqual([{ answer: run + 1 }]);
+      for (let run = 0; run < 2; run += 1) {
+        expect(await db.prisma.$queryRaw`SELECT ${run}::int + 1 AS answer`).toEqual([{ answer: run + 1 }]);
+        // The hand-written hot reads (db/prepared-read.ts) follow the same setting.
+        expect(await db.read(Prisma.sql`SELECT ${run}::int + 2 AS answer`)).toEqual([{ answer: run + 2 }]);
+      }
       const { rows } = await db.pool!.query<{ name: string }>('SELECT name FROM pg_prepared_statements ORDER BY name');
       return rows.map((row) => row.name);
     } finally {
@@ -39,8 +43,8 @@ describe.skipIf(!usingPostgres)('prepared statements on PostgreSQL', () => {
     }
   }
 
-  it("Prisma's statements are prepared once per connection, and not at all when turned off", async () => {
-    expect(await preparedAfterTwoRuns()).toEqual(['perimeter_1']);
+  it("Prisma's statements and the hand-written reads are prepared once per connection, and not at all when turned off", async () => {
+    expect(await preparedAfterTwoRuns()).toEqual(['perimeter_1', 'perimeter_read_1']);
     expect(await preparedAfterTwoRuns(false)).toEqual([]);
   });
 });

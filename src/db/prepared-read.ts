@@ -21,15 +21,18 @@ const types = {
  * path maps every row and value once more after the driver, and cost the page about a tenth of its requests/s
  * (`npm run bench:api`, part oasm). The same pool means the same connections and limits: on the embedded
  * database, the one connection, waiting for a transaction that holds it like any statement of Prisma's.
- * `observe` sees each statement's text (the SQL-count tests count them beside Prisma's query events).
+ * `named: false` (DATABASE_PREPARED_STATEMENTS=false, behind a pooler that cannot carry prepared statements) sends
+ * them unnamed, as Prisma's then are. `observe` sees each statement's text (the SQL-count tests count them beside
+ * Prisma's query events).
  */
-export function preparedReads(pool: pg.Pool, observe?: (text: string) => void): PreparedRead {
+export function preparedReads(pool: pg.Pool, options: { named: boolean; observe?: (text: string) => void }): PreparedRead {
+  const { named, observe } = options;
   // A name means one text for good: node-postgres refuses a known name with another text on a connection.
   const names = new Map<string, string>();
   return async <Row>(statement: Prisma.Sql) => {
     const text = statement.text;
     let name = names.get(text);
-    if (!name && names.size < MAX_NAMED_READS) {
+    if (named && !name && names.size < MAX_NAMED_READS) {
       name = `perimeter_read_${names.size + 1}`;
       names.set(text, name);
     }
