@@ -50,11 +50,12 @@ function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
       req.off('data', onData).off('end', onEnd).off('error', onFailure).off('close', onClose);
       resolve(body);
     };
+    const received = () => (chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
     const onData = (chunk: Buffer) => chunks.push(chunk);
-    const onEnd = () => settle(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
+    const onEnd = () => settle(received());
     const onFailure = () => settle(undefined);
     // Closed before the end: the client went away (an aborted request may close without an error).
-    const onClose = () => settle(req.complete ? (chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)) : undefined);
+    const onClose = () => settle(req.complete ? received() : undefined);
     req.on('data', onData).on('end', onEnd).on('error', onFailure).on('close', onClose);
   });
 }
