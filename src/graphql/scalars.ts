@@ -1,6 +1,6 @@
 import { GraphQLError, Kind } from 'graphql';
 import { builder } from './builder.js';
-import { isoString } from './iso-string.js';
+import { isoString } from '../iso-string.js';
 
 builder.scalarType('DateTime', {
   description: 'An ISO 8601 date-time string (UTC).',

@@ -1,7 +1,15 @@
 import { z } from 'zod';
+import { isoString } from '../iso-string.js';
 
-/** Dates leave as ISO 8601 strings (JSON.stringify), documented as date-time. */
-export const dateTime = z.date().meta({ override: { type: 'string', format: 'date-time' } });
+/**
+ * Dates leave as ISO 8601 strings, documented as date-time. The output check turns them into text itself (tRPC
+ * sends what the output schema returns): JSON.stringify leaves its fast path at every object with a toJSON, and
+ * a list page holds a few hundred dates, so stringifying Dates cost about four times as much as the same text.
+ */
+export const dateTime = z
+  .date()
+  .transform(isoString)
+  .meta({ override: { type: 'string', format: 'date-time' } });
 
 export const uuidParam = z.string().uuid({ message: 'must be a UUID' });
 

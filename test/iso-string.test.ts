@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { isoString } from '../src/graphql/iso-string.js';
+import { isoString } from '../src/iso-string.js';
 
-describe('isoString (the DateTime scalar)', () => {
+describe('isoString (the DateTime scalar and REST dates)', () => {
   it("is exactly toISOString's text", () => {
     const samples = [
       0,
