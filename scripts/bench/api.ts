@@ -10,7 +10,7 @@
 //              messages: REST GET, GraphQL POST, GraphQL GET, bare /sql/<page>, and REST on PGlite
 //   oasm       the seed's GET /api/v1/api/workspaces?page=1&limit=10&sortBy=createdAt&sortOrder=DESC&isArchived=false
 //              (REST, GraphQL POST, PGlite REST)
-//   large      list/filter/statistics requests on the large and the small workspace at one connection (latency),
+//   large      list/filter/statistics requests on the large and the small workspace at one connection (time per request),
 //              over REST and (the lists with their totals) GraphQL POST
 //   floor      each surface's cheapest signed-in request (REST GET /version, GraphQL { __typename }, bare /ready):
 //              the fixed cost of the edge, and from it the most REST / bare can reach per page
@@ -360,17 +360,22 @@ async function main(): Promise<void> {
   }
   if (largeTargets.length) {
     console.log('');
-    console.log('large workspace (1 connection; mean latency ms, median round)');
+    // One connection is a closed loop: each request starts when the last one ended, so 1000 / (requests/s) is the
+    // mean time per request, exact where autocannon's latencies (whole milliseconds) round a sub-millisecond one.
+    console.log('large workspace (1 connection; ms per request = 1000 / requests/s, median round)');
     const largeHeader = [pad('request', 28), pad('1,000 rows', 10, true), pad('large', 8, true), pad('large/1k', 8, true)];
     console.log(largeHeader.join('  '));
     console.log(largeHeader.map((h) => '-'.repeat(h.length)).join('  '));
+    const perRequest = (measured: Measured | undefined) => (measured && measured.rps > 0 ? 1000 / measured.rps : undefined);
     for (const { key, label } of largeTargets) {
-      const small = result(`${key}:small`);
-      const large = result(`${key}:large`);
-      const slower = ratio(large?.mean, small?.mean);
-      console.log([pad(label, 28), pad(fmt(small?.mean), 10, true), pad(fmt(large?.mean), 8, true), pad(fmt(slower), 8, true)].join('  '));
+      const small = perRequest(result(`${key}:small`));
+      const large = perRequest(result(`${key}:large`));
+      const slower = ratio(large, small);
+      console.log([pad(label, 28), pad(fmt(small), 10, true), pad(fmt(large), 8, true), pad(fmt(slower), 8, true)].join('  '));
       if (slower !== undefined)
-        verdicts.push(`verdict: ${pad(`large ${label}`, 36)} ${slower.toFixed(2)}x the 1,000-row latency: ${slower <= 2 ? 'meets' : 'does NOT meet'} <= 2.00`);
+        verdicts.push(
+          `verdict: ${pad(`large ${label}`, 36)} ${slower.toFixed(2)}x the 1,000-row time per request: ${slower <= 2 ? 'meets' : 'does NOT meet'} <= 2.00`,
+        );
     }
   }
   console.log('');
