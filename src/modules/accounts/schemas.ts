@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { dateTime } from '../../rest/schemas.js';
 
 export const emailSchema = z.string().trim().toLowerCase().email({ message: 'must be a valid email address' }).max(254);
 
@@ -56,10 +57,10 @@ export const apiTokenOutput = z.object({
   id: z.string(),
   name: z.string(),
   prefix: z.string(),
-  createdAt: z.date(),
-  lastUsedAt: z.date().nullable(),
-  expiresAt: z.date().nullable(),
-  revokedAt: z.date().nullable(),
+  createdAt: dateTime,
+  lastUsedAt: dateTime.nullable(),
+  expiresAt: dateTime.nullable(),
+  revokedAt: dateTime.nullable(),
 });
 
 export const createdApiTokenOutput = z.object({ token: z.string(), apiToken: apiTokenOutput });
@@ -102,9 +103,9 @@ export const sessionOutput = z
     session: z.object({
       id: z.string(),
       userId: z.string(),
-      expiresAt: z.date(),
-      createdAt: z.date(),
-      updatedAt: z.date(),
+      expiresAt: dateTime,
+      createdAt: dateTime,
+      updatedAt: dateTime,
       ipAddress: z.string().nullable(),
       userAgent: z.string().nullable(),
     }),
