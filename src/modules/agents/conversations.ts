@@ -16,6 +16,8 @@ import {
   type ListMessagesInput,
   type RenameConversationInput,
 } from './schemas.js';
+import { findMessagePage } from './messages-page-sql.js';
+import { servedByMessagePage } from './messages-connection.js';
 import { messageInclude, toConversationResponse, toMessageResponse, type ConversationResponse, type MessageResponse, type MessageRow } from './response.js';
 
 /** The nil UUID is never generated: a malformed id then simply finds nothing. */
@@ -92,26 +94,16 @@ export async function deleteConversation(ctx: ServiceContext, workspaceId: strin
   return { id: row.id };
 }
 
-/**
- * One statement: the conversation (the visibility check), its page of messages with their tool calls, and the
- * count, read together through the conversation as GraphQL's connection reads them. Three statements before,
- * each costing its own round trip: most of this page's time.
- */
+/** The caller's own conversation's messages, a page at a time (one prepared statement: messages-page-sql.ts). */
 export async function listMessages(ctx: ServiceContext, workspaceId: string, conversationId: string, input: ListMessagesInput): Promise<Page<MessageResponse>> {
-  const { page, limit, sortBy, sortOrder } = validate(listMessagesInput, input);
+  const { page, limit, sortOrder } = validate(listMessagesInput, input);
   await assertCan(ctx, 'agent:use', { workspaceId });
-  const direction = prismaDirection(sortOrder);
-  const conversation = isUuid(conversationId)
-    ? await ctx.deps.prisma.conversation.findFirst({
-        where: { AND: [{ id: conversationId }, conversationWhere(ctx, workspaceId)] },
-        select: {
-          messages: { include: messageInclude, orderBy: [{ [sortBy]: direction }, { id: direction }], ...pageWindow(page, limit) },
-          _count: { select: { messages: true } },
-        },
-      })
+  const viewer = requireViewer(ctx);
+  const found = isUuid(conversationId)
+    ? await findMessagePage(ctx.deps.db.read, { conversationId, workspaceId, viewerId: viewer.id, direction: sortOrder, offset: (page - 1) * limit, limit })
     : null;
-  if (!conversation) throw new NotFoundError('Conversation');
-  return pageEnvelope(conversation.messages.map(toMessageResponse), conversation._count.messages, page, limit);
+  if (!found) throw new NotFoundError('Conversation');
+  return pageEnvelope(found.rows.map(toMessageResponse), found.total, page, limit);
 }
 
 /** node(id) lookups: a unique where that also carries the visibility rule. */
@@ -122,6 +114,18 @@ export function visibleConversationWhereUnique(ctx: ServiceContext, id: string):
 /** For conversation(id) on GraphQL: null when absent or not the caller's. */
 export async function findVisibleConversation<Q extends object>(ctx: ServiceContext, id: string, query: Q) {
   if (!isUuid(id)) return null;
+  // The common page (first or last n messages, with their tool calls and the total) in one prepared statement.
+  const served = servedByMessagePage(query);
+  if (served) {
+    const { direction, limit, withToolCalls, withTotal } = served;
+    const found = await findMessagePage(ctx.deps.db.read, { conversationId: id, viewerId: requireViewer(ctx).id, offset: 0, direction, limit });
+    if (!found) return null;
+    // The connection lists oldest first; `last: n` reads the newest n.
+    const rows = direction === 'DESC' ? found.rows.reverse() : found.rows;
+    const messages = withToolCalls ? rows : rows.map(({ toolCalls: _, ...message }) => message);
+    const answer = { ...found.conversation, messages, ...(withTotal ? { _count: { messages: found.total } } : {}) };
+    return answer as unknown as Prisma.ConversationGetPayload<Q>;
+  }
   return ctx.deps.prisma.conversation.findFirst({ ...query, where: { AND: [{ id }, conversationWhere(ctx)] } });
 }
 

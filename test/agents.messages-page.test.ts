@@ -1,0 +1,172 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { randomUUID } from 'node:crypto';
+import { startTestApp, type TestApp } from './support/app.js';
+import { clientFor, type TestUser } from './support/client.js';
+import { findMessagePage, type MessagePageQuery } from '../src/modules/agents/messages-page-sql.js';
+import { messageInclude } from '../src/modules/agents/response.js';
+import { servedByMessagePage } from '../src/modules/agents/messages-connection.js';
+import { findVisibleConversation } from '../src/modules/agents/conversations.js';
+import { createServiceContext } from '../src/context.js';
+
+/**
+ * The REST message page is one hand-written statement (modules/agents/messages-page-sql.ts). It must return
+ * exactly what the typed Prisma read returns (every column, JSON values, tool calls in order, UTC dates), and
+ * nothing at all for a conversation the caller may not see.
+ */
+let server: TestApp;
+let owner: TestUser;
+let colleague: TestUser;
+let workspaceId: string;
+let conversationId: string;
+let emptyConversationId: string;
+
+const MESSAGES = 7;
+
+beforeAll(async () => {
+  server = await startTestApp();
+  const client = clientFor(server);
+  owner = await client.signUp('Pager');
+  colleague = await client.signUp('Colleague');
+  const prisma = server.db.prisma;
+  workspaceId = randomUUID();
+  await prisma.workspace.create({ data: { id: workspaceId, name: 'Messages', ownerId: owner.id } });
+  await prisma.workspaceMember.createMany({
+    data: [
+      { workspaceId, userId: owner.id, role: 'owner' },
+      { workspaceId, userId: colleague.id, role: 'member' },
+    ],
+  });
+  conversationId = randomUUID();
+  emptyConversationId = randomUUID();
+  await prisma.conversation.createMany({
+    data: [
+      { id: conversationId, workspaceId, createdById: owner.id, title: 'Paged' },
+      { id: emptyConversationId, workspaceId, createdById: owner.id, title: 'Empty' },
+    ],
+  });
+  // Two messages share a timestamp: the id breaks the tie in both directions.
+  const base = Date.UTC(2026, 0, 2, 3, 4, 5, 678);
+  const messages = Array.from({ length: MESSAGES }, (_, i) => ({
+    id: randomUUID(),
+    conversationId,
+    role: i % 2 ? 'assistant' : 'user',
+    content: `Message ${i} "quoted" ü\n`,
+    messageType: i === 3 ? 'tool-call' : 'text',
+    metadata: i === 1 ? { model: 'local', tokens: 12, nested: { ok: true } } : {},
+    parts: i === 2 ? [{ type: 'text', text: 'part' }, 'plain'] : [],
+    createdAt: new Date(base + Math.min(i, 5) * 1000),
+  }));
+  await prisma.message.createMany({ data: messages });
+  await prisma.toolCall.createMany({
+    data: [
+      { messageId: messages[3]!.id, toolCallId: 'b', toolName: 'count', args: { kind: 'host' }, result: { count: 3 }, position: 1 },
+      { messageId: messages[3]!.id, toolCallId: 'a', toolName: 'list', args: {}, isError: true, position: 0 },
+      { messageId: messages[4]!.id, toolCallId: 'c', toolName: 'list', args: { q: [1, 2] }, result: 'text result', position: 0 },
+    ],
+  });
+});
+afterAll(() => server?.stop());
+
+function query(fields: Partial<MessagePageQuery> = {}): MessagePageQuery {
+  return { conversationId, workspaceId, viewerId: owner.id, direction: 'DESC', offset: 0, limit: 10, ...fields };
+}
+
+async function typedPage(q: MessagePageQuery) {
+  const direction = q.direction === 'ASC' ? 'asc' : 'desc';
+  const rows = await server.db.prisma.message.findMany({
+    where: { conversationId: q.conversationId },
+    include: messageInclude,
+    orderBy: [{ createdAt: direction }, { id: direction }],
+    skip: q.offset,
+    take: q.limit,
+  });
+  const conversation = await server.db.prisma.conversation.findUniqueOrThrow({ where: { id: q.conversationId } });
+  return { conversation, rows, total: await server.db.prisma.message.count({ where: { conversationId: q.conversationId } }) };
+}
+
+describe('the message page statement', () => {
+  it('returns what the typed read returns, in both directions and on every page', async () => {
+    for (const direction of ['ASC', 'DESC'] as const) {
+      for (const [offset, limit] of [
+        [0, 10],
+        [0, 3],
+        [3, 3],
+        [6, 3],
+        [9, 3],
+      ] as const) {
+        const q = query({ direction, offset, limit });
+        const page = await findMessagePage(server.db.read, q);
+        expect(page, `${direction} ${offset}+${limit}`).toEqual(await typedPage(q));
+      }
+    }
+  });
+
+  it('answers an empty page, not nothing, for a visible conversation without messages', async () => {
+    expect(await findMessagePage(server.db.read, query({ conversationId: emptyConversationId }))).toEqual({
+      conversation: await server.db.prisma.conversation.findUniqueOrThrow({ where: { id: emptyConversationId } }),
+      rows: [],
+      total: 0,
+    });
+  });
+
+  it("finds nothing for another member's conversation, another workspace, an unknown id, or a former member", async () => {
+    expect(await findMessagePage(server.db.read, query({ viewerId: colleague.id }))).toBeNull();
+    expect(await findMessagePage(server.db.read, query({ workspaceId: randomUUID() }))).toBeNull();
+    expect(await findMessagePage(server.db.read, query({ conversationId: randomUUID() }))).toBeNull();
+    await server.db.prisma.workspaceMember.deleteMany({ where: { workspaceId, userId: owner.id } });
+    try {
+      expect(await findMessagePage(server.db.read, query())).toBeNull();
+    } finally {
+      await server.db.prisma.workspaceMember.create({ data: { workspaceId, userId: owner.id, role: 'owner' } });
+    }
+  });
+});
+
+describe("GraphQL's conversation(id) { messages }", () => {
+  const ordered = { orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] };
+  const toolCalls = { toolCalls: { orderBy: { position: 'asc' } } };
+  const count = { _count: { select: { messages: true } } };
+  // The queries Pothos builds for first/last pages, with and without the tool calls and the total.
+  const served = [
+    { include: { messages: { ...ordered, take: -21, skip: 0, include: toolCalls }, ...count } },
+    { include: { messages: { ...ordered, take: 21, skip: 0, include: toolCalls }, ...count } },
+    { include: { messages: { ...ordered, take: -4, skip: 0 } } },
+    { include: { messages: { ...ordered, take: 3, skip: 0 }, ...count } },
+  ];
+
+  function viewerContext(user: TestUser) {
+    return createServiceContext(server.app.deps, {
+      viewer: { id: user.id, name: user.name, email: user.email, image: null, role: 'user', via: 'session' },
+      requestId: 'test',
+      clientIp: '127.0.0.1',
+    });
+  }
+
+  it('reads the first and last pages with the statement, answering as Prisma does', async () => {
+    for (const q of served) {
+      expect(servedByMessagePage(q), JSON.stringify(q)).not.toBeNull();
+      const prismaAnswer = await server.db.prisma.conversation.findFirst({ ...(q as object), where: { id: conversationId } });
+      expect(await findVisibleConversation(viewerContext(owner), conversationId, q), JSON.stringify(q)).toEqual(prismaAnswer);
+      expect(await findVisibleConversation(viewerContext(owner), emptyConversationId, q)).toEqual(
+        await server.db.prisma.conversation.findFirst({ ...(q as object), where: { id: emptyConversationId } }),
+      );
+      expect(await findVisibleConversation(viewerContext(colleague), conversationId, q)).toBeNull();
+    }
+  });
+
+  it('leaves cursors, other orders and other relations to Prisma', () => {
+    const messages = { ...ordered, take: -6, skip: 0 };
+    for (const q of [
+      { include: { messages: { ...messages, cursor: { id: randomUUID() }, skip: 1 } } },
+      { include: { messages: { ...messages, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] } } },
+      { include: { messages: { ...messages, include: { toolCalls: true } } } },
+      { include: { messages: { ...messages, where: { role: 'user' } } } },
+      { include: { messages, workspace: true } },
+      { include: { _count: { select: { messages: true } } } },
+      { select: { id: true } },
+      { include: { messages: { ...messages, take: 0 } } },
+    ]) {
+      expect(servedByMessagePage(q), JSON.stringify(q)).toBeNull();
+    }
+  });
+});
