@@ -33,7 +33,11 @@ const OFFSET = `LIMIT $1::int OFFSET ($2::int - 1) * $1::int`;
 /** $3 workspace, $4 user: the caller is a member (the app's assertCan). */
 const MEMBER = `EXISTS (SELECT 1 FROM workspace_member m WHERE m."workspaceId" = $3::uuid AND m."userId" = $4)`;
 
-/** GET /api/targets (createdAt DESC): with asset and open-finding counts per target. */
+/**
+ * GET /api/targets (createdAt DESC): with asset and open-finding counts per target, the latter from the product's
+ * per-target counter, as the app reads it (counting finding_target rows instead got a plan that scans the whole
+ * finding table once per target on a small database, flattering REST / bare).
+ */
 const TARGETS_SQL = envelope({
   page: `SELECT t.*, row_number() OVER (ORDER BY t."createdAt" DESC, t.id DESC) AS rn FROM target t
          WHERE t."workspaceId" = $3::uuid AND ${MEMBER} ORDER BY t."createdAt" DESC, t.id DESC ${OFFSET}`,
@@ -41,7 +45,7 @@ const TARGETS_SQL = envelope({
   item: `SELECT p.id, ${nodeId('Target', 'p.id')} AS "nodeId", p."workspaceId", p.value, p.type, ${iso('p."lastScannedAt"')} AS "lastScannedAt",
                 p."createdById", ${iso('p."createdAt"')} AS "createdAt", ${iso('p."updatedAt"')} AS "updatedAt",
                 (SELECT count(*) FROM asset_target a WHERE a."targetId" = p.id)::int AS "assetCount",
-                (SELECT count(*) FROM finding_target ft JOIN finding f ON f.id = ft."findingId" WHERE ft."targetId" = p.id AND f.status = 'open')::int AS "findingCount"`,
+                coalesce((SELECT c.open FROM finding_target_count c WHERE c."targetId" = p.id), 0) AS "findingCount"`,
 });
 
 /** GET /api/assets?kind=host&enabled=true (lastSeenAt DESC): with their discovery provenance. $5 kind. */

@@ -1,7 +1,7 @@
 import type { ServiceContext } from '../../context.js';
 import { NotFoundError } from '../../errors.js';
 import { assertCan, isUuid, requireViewer, visibleWorkspacesWhere } from '../../auth/authz.js';
-import type { Prisma, PrismaClient } from '../../db.js';
+import { Prisma, type PrismaClient } from '../../db.js';
 import { validate } from '../../validate.js';
 import { escapeLike, pageEnvelope, pageWindow, prismaDirection, type Page } from '../../pagination.js';
 import { nodeIdOf } from '../../graphql/ids.js';
@@ -204,6 +204,14 @@ export async function findVisibleAsset<Q extends object>(ctx: ServiceContext, id
  * How many assets each target was seen through (one grouped count over the link table, by its targetId
  * index), in the order given. For the targets module's counts; callers have checked the targets are visible.
  */
+/**
+ * The count assetCountsOfTargets reads, as a correlated subquery on a target id column: for a statement that
+ * reads targets with their counts in one (targets/page-sql.ts), while the asset tables stay this module's.
+ */
+export function assetCountOfTargetSql(targetId: Prisma.Sql): Prisma.Sql {
+  return Prisma.sql`(SELECT count(*)::int FROM "asset_target" linked WHERE linked."targetId" = ${targetId})`;
+}
+
 export async function assetCountsOfTargets(prisma: PrismaClient, targetIds: readonly string[]): Promise<number[]> {
   if (!targetIds.length) return [];
   const groups = await prisma.assetTarget.groupBy({ by: ['targetId'], where: { targetId: { in: [...targetIds] } }, _count: { _all: true } });

@@ -3,12 +3,13 @@ import { ConflictError, NotFoundError, ValidationError } from '../../errors.js';
 import { assertCan, isUuid, requireViewer, visibleWorkspacesWhere } from '../../auth/authz.js';
 import type { Prisma } from '../../db.js';
 import { validate } from '../../validate.js';
-import { escapeLike, pageEnvelope, pageWindow, prismaDirection, type Page } from '../../pagination.js';
+import { escapeLike, pageEnvelope, type Page } from '../../pagination.js';
 import { publishWorkspaceEvent } from '../workspaces/events.js';
 import { normalizeTarget, type NormalizedTarget, type TargetType } from './normalize.js';
 import { createTargetInput, createTargetsInput, listTargetsInput, type CreateTargetInput, type CreateTargetsInput, type ListTargetsInput } from './schemas.js';
 import { targetResponseInclude, toTargetResponse, type TargetResponse, type TargetRow } from './response.js';
 import { countsOfTargets } from './counts.js';
+import { findTargetPage } from './page-sql.js';
 import { createScopeMatcher, type ReportedPlace } from './scope.js';
 
 /** Rows as responses, with their counts read in two grouped queries for all of them. */
@@ -133,16 +134,16 @@ export async function createTargets(ctx: ServiceContext, workspaceId: string, in
 export async function listTargets(ctx: ServiceContext, workspaceId: string, input: ListTargetsInput): Promise<Page<TargetResponse>> {
   const { page, limit, search, type, sortBy, sortOrder } = validate(listTargetsInput, input);
   await assertCan(ctx, 'target:read', { workspaceId });
-  const where = targetWhere(ctx, { workspaceId, search, type });
-  const direction = prismaDirection(sortOrder);
-  // Never-scanned targets sort last whichever the direction.
-  const primary: Prisma.TargetOrderByWithRelationInput =
-    sortBy === 'lastScannedAt' ? { lastScannedAt: { sort: direction, nulls: 'last' } } : { [sortBy]: direction };
-  const [rows, total] = await Promise.all([
-    ctx.deps.prisma.target.findMany({ where, orderBy: [primary, { id: direction }], ...pageWindow(page, limit), include: targetResponseInclude }),
-    ctx.deps.prisma.target.count({ where }),
-  ]);
-  return pageEnvelope(await withCounts(ctx, rows), total, page, limit);
+  const viewerId = requireViewer(ctx).id;
+  const rows = await findTargetPage(ctx.deps.db.read, { viewerId, workspaceId, search, type, sortBy, direction: sortOrder, offset: (page - 1) * limit, limit });
+  // Each row carries the list's total; a page past the end has no row to carry it, so it is counted then.
+  const total = rows[0]?.total ?? (page > 1 ? await ctx.deps.prisma.target.count({ where: targetWhere(ctx, { workspaceId, search, type }) }) : 0);
+  return pageEnvelope(
+    rows.map(({ assetCount, findingCount, total: _total, ...row }) => toTargetResponse(row, { assetCount, findingCount })),
+    total,
+    page,
+    limit,
+  );
 }
 
 async function findTargetOrThrow(ctx: ServiceContext, workspaceId: string, id: string) {

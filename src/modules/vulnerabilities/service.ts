@@ -1,7 +1,7 @@
 import type { AppDeps, ServiceContext } from '../../context.js';
 import { NotFoundError } from '../../errors.js';
 import { assertCan, isUuid, requireViewer, visibleWorkspacesWhere } from '../../auth/authz.js';
-import type { Prisma, PrismaClient } from '../../db.js';
+import { Prisma, type PrismaClient } from '../../db.js';
 import { validate } from '../../validate.js';
 import { escapeLike, pageEnvelope, pageWindow, prismaDirection, type Page } from '../../pagination.js';
 import { publishChanges, recordChanges, trackChanges } from '../changes/record.js';
@@ -287,6 +287,14 @@ export async function findVisibleFinding<Q extends object>(ctx: ServiceContext, 
  * finding_target_count rows (kept exact by the database's triggers on finding and finding_target; a target
  * with no row has none). For the targets module's counts; callers have checked visibility.
  */
+/**
+ * The count openFindingCountsOfTargets reads (the per-target counter), as a correlated subquery on a target id
+ * column: for a statement that reads targets with their counts in one (targets/page-sql.ts).
+ */
+export function openFindingCountOfTargetSql(targetId: Prisma.Sql): Prisma.Sql {
+  return Prisma.sql`COALESCE((SELECT counter.open FROM "finding_target_count" counter WHERE counter."targetId" = ${targetId}), 0)`;
+}
+
 export async function openFindingCountsOfTargets(prisma: PrismaClient, targetIds: readonly string[]): Promise<number[]> {
   if (!targetIds.length) return [];
   const rows = await prisma.findingTargetCount.findMany({ where: { targetId: { in: [...targetIds] } }, select: { targetId: true, open: true } });
