@@ -1,5 +1,6 @@
 import { Prisma } from '../../db.js';
 import type { PreparedRead } from '../../db/prepared-read.js';
+import { pageOfIds } from '../../db/page-of-ids.js';
 import { escapeLike } from '../../pagination.js';
 import { assetCountOfTargetSql } from '../assets/service.js';
 import { openFindingCountOfTargetSql } from '../vulnerabilities/service.js';
@@ -45,17 +46,18 @@ export async function findTargetPage(read: PreparedRead, query: TargetPageQuery)
   ];
   if (query.search) filters.push(Prisma.sql`t."value" ILIKE ${`%${escapeLike(query.search)}%`}`);
   if (query.type) filters.push(Prisma.sql`t."type" = ${query.type}::"TargetType"`);
+  const page = pageOfIds({
+    from: Prisma.sql`"target" t`,
+    id: Prisma.sql`t.id`,
+    sort: Prisma.sql`t.${column}`,
+    where: filters,
+    direction: query.direction,
+    nullsLast: query.sortBy === 'lastScannedAt',
+    limit: query.limit,
+    offset: query.offset,
+  });
   return read<TargetPageRow>(Prisma.sql`
-    WITH page AS (
-      SELECT matching.id, matching.total
-      FROM (
-        SELECT t.id, t.${column} AS sort, count(*) OVER () AS total
-        FROM "target" t
-        WHERE ${Prisma.join(filters, ' AND ')}
-      ) matching
-      ORDER BY matching.sort ${direction} ${nulls}, matching.id ${direction}
-      LIMIT ${query.limit} OFFSET ${query.offset}
-    )
+    WITH page AS (${page})
     SELECT t.id::text AS id, t."workspaceId"::text AS "workspaceId", t."value", t."type"::text AS "type", t."lastScannedAt",
            t."createdById", t."createdAt", t."updatedAt", page.total::int AS total,
            ${assetCountOfTargetSql(Prisma.sql`t.id`)} AS "assetCount",

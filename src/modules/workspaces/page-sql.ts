@@ -1,6 +1,7 @@
 import type { Viewer } from '../../context.js';
 import { Prisma } from '../../db.js';
 import type { PreparedRead } from '../../db/prepared-read.js';
+import { pageOfIds } from '../../db/page-of-ids.js';
 import { escapeLike } from '../../pagination.js';
 import type { WorkspaceRole } from '../../auth/permissions.js';
 import type { WorkspaceSortField } from './schemas.js';
@@ -71,25 +72,20 @@ export async function findWorkspacePage(read: PreparedRead, query: WorkspacePage
     filters.push(Prisma.sql`(w."name" ILIKE ${pattern} OR w."description" ILIKE ${pattern})`);
   }
   if (query.isArchived !== undefined) filters.push(query.isArchived ? Prisma.sql`w."archivedAt" IS NOT NULL` : Prisma.sql`w."archivedAt" IS NULL`);
-  // The total is counted over every matching row before the keyset cuts the list: a window function keeps
-  // PostgreSQL from pushing the outer WHERE into the subquery, so `total` is the whole list's on every page.
-  const comparison = Prisma.raw(query.direction === 'ASC' ? '>' : '<');
-  // As Prisma's cursors: a cursor row outside the filtered list starts nothing (an empty page), not a position.
-  const keyset = query.after
-    ? Prisma.sql`WHERE (matching.sort, matching.id) ${comparison} (SELECT w.${column}, w.id FROM "workspace" w WHERE w.id = ${query.after}::uuid AND ${Prisma.join(filters, ' AND ')})`
-    : Prisma.empty;
+  const page = pageOfIds({
+    from: Prisma.sql`"workspace" w`,
+    id: Prisma.sql`w.id`,
+    sort: Prisma.sql`w.${column}`,
+    where: filters,
+    direction: query.direction,
+    after: query.after
+      ? Prisma.sql`SELECT w.${column}, w.id FROM "workspace" w WHERE w.id = ${query.after}::uuid AND ${Prisma.join(filters, ' AND ')}`
+      : undefined,
+    limit: query.limit,
+    offset: query.offset,
+  });
   const rows = await read<RawRow>(Prisma.sql`
-    WITH page AS (
-      SELECT matching.id, matching.total
-      FROM (
-        SELECT w.id, w.${column} AS sort, count(*) OVER () AS total
-        FROM "workspace" w
-        WHERE ${Prisma.join(filters, ' AND ')}
-      ) matching
-      ${keyset}
-      ORDER BY matching.sort ${direction}, matching.id ${direction}
-      LIMIT ${query.limit} OFFSET ${query.offset}
-    )
+    WITH page AS (${page})
     SELECT w.id::text AS id, w."name", w."description", w."isAssetsDiscovery", w."isAutoEnableAssetAfterDiscovered", w."archivedAt",
            w."ownerId", w."createdAt", w."updatedAt", page.total::int AS total,
            (SELECT count(*)::int FROM "target" t WHERE t."workspaceId" = w.id) AS "targetCount",
