@@ -201,10 +201,6 @@ export async function findVisibleAsset<Q extends object>(ctx: ServiceContext, id
 }
 
 /**
- * How many assets each target was seen through (one grouped count over the link table, by its targetId
- * index), in the order given. For the targets module's counts; callers have checked the targets are visible.
- */
-/**
  * The count assetCountsOfTargets reads, as a correlated subquery on a target id column: for a statement that
  * reads targets with their counts in one (targets/page-sql.ts), while the asset tables stay this module's.
  */
@@ -212,6 +208,10 @@ export function assetCountOfTargetSql(targetId: Prisma.Sql): Prisma.Sql {
   return Prisma.sql`(SELECT count(*)::int FROM "asset_target" linked WHERE linked."targetId" = ${targetId})`;
 }
 
+/**
+ * How many assets each target was seen through (one grouped count over the link table, by its targetId
+ * index), in the order given. For the targets module's counts; callers have checked the targets are visible.
+ */
 export async function assetCountsOfTargets(prisma: PrismaClient, targetIds: readonly string[]): Promise<number[]> {
   if (!targetIds.length) return [];
   const groups = await prisma.assetTarget.groupBy({ by: ['targetId'], where: { targetId: { in: [...targetIds] } }, _count: { _all: true } });

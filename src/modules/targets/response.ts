@@ -3,8 +3,9 @@ import type { TargetType } from './normalize.js';
 import { nodeIdOf } from '../../graphql/ids.js';
 
 /**
- * Counts are read separately for the rows at hand (targets/counts.ts): a relation `_count` here would join
- * a count over the whole asset and finding tables, every tenant's rows, on every list.
+ * Counts are read separately for the rows at hand (targets/counts.ts; the REST page counts them in its own
+ * statement, page-sql.ts): a relation `_count` here would join a count over the whole asset and finding tables,
+ * every tenant's rows, on every list.
  */
 export const targetResponseInclude = {} satisfies Prisma.TargetInclude;
 

@@ -283,11 +283,6 @@ export async function findVisibleFinding<Q extends object>(ctx: ServiceContext, 
 }
 
 /**
- * How many open findings each target was seen through, in the order given: one read of their
- * finding_target_count rows (kept exact by the database's triggers on finding and finding_target; a target
- * with no row has none). For the targets module's counts; callers have checked visibility.
- */
-/**
  * The count openFindingCountsOfTargets reads (the per-target counter), as a correlated subquery on a target id
  * column: for a statement that reads targets with their counts in one (targets/page-sql.ts).
  */
@@ -295,6 +290,11 @@ export function openFindingCountOfTargetSql(targetId: Prisma.Sql): Prisma.Sql {
   return Prisma.sql`COALESCE((SELECT counter.open FROM "finding_target_count" counter WHERE counter."targetId" = ${targetId}), 0)`;
 }
 
+/**
+ * How many open findings each target was seen through, in the order given: one read of their
+ * finding_target_count rows (kept exact by the database's triggers on finding and finding_target; a target
+ * with no row has none). For the targets module's counts; callers have checked visibility.
+ */
 export async function openFindingCountsOfTargets(prisma: PrismaClient, targetIds: readonly string[]): Promise<number[]> {
   if (!targetIds.length) return [];
   const rows = await prisma.findingTargetCount.findMany({ where: { targetId: { in: [...targetIds] } }, select: { targetId: true, open: true } });
