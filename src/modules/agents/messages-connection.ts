@@ -1,3 +1,5 @@
+import { isRecord, onlyKeys } from '../../graphql/prisma-query-shape.js';
+
 /**
  * When GraphQL's `conversation(id) { messages(...) }` can be read by the message page statement
  * (messages-page-sql.ts) instead of Prisma's relation query. Pothos hands the conversation field the Prisma
@@ -18,9 +20,6 @@ export interface ServedMessagePage {
   withToolCalls: boolean;
   withTotal: boolean;
 }
-
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
-const onlyKeys = (value: Record<string, unknown>, allowed: readonly string[]) => Object.keys(value).every((key) => allowed.includes(key));
 
 function inConnectionOrder(orderBy: unknown): boolean {
   if (!Array.isArray(orderBy) || orderBy.length !== 2) return false;

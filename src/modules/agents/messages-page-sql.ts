@@ -1,5 +1,5 @@
 import { Prisma } from '../../db.js';
-import type { PreparedRead } from '../../db/prepared-read.js';
+import { utcFromJson, type PreparedRead } from '../../db/prepared-read.js';
 import type { MessageRow } from './response.js';
 
 export interface MessagePageQuery {
@@ -35,9 +35,6 @@ type RawRow = Omit<MessageRow, 'toolCalls' | 'id'> & {
   cCreatedAt: Date;
   cUpdatedAt: Date;
 };
-
-/** JSON carries `timestamp` columns as ISO text without a zone; they are UTC, as Prisma stores them. */
-const utc = (text: string) => new Date(`${text}Z`);
 
 /**
  * A conversation's page of messages in one prepared statement: the visibility check (the caller's own
@@ -95,7 +92,7 @@ export async function findMessagePage(read: PreparedRead, query: MessagePageQuer
       metadata,
       parts,
       createdAt,
-      toolCalls: toolCalls.map((call) => ({ ...call, createdAt: utc(call.createdAt) })),
+      toolCalls: toolCalls.map((call) => ({ ...call, createdAt: utcFromJson(call.createdAt) })),
     });
   }
   return { conversation, rows: messages, total: first.total };

@@ -1,3 +1,5 @@
+import { isRecord, onlyKeys } from '../../graphql/prisma-query-shape.js';
+
 /**
  * When the GraphQL workspace connection can be served by the REST page's statement (page-sql.ts) instead of
  * Prisma's: one statement that also carries the total, where Prisma needs two and spends most of the page's
@@ -19,9 +21,6 @@ export interface ConnectionQuery {
 
 const MEMBER_COLUMNS = new Set(['id', 'workspaceId', 'userId', 'role', 'createdAt', 'updatedAt']);
 const USER_COLUMNS = new Set(['id', 'name', 'image']);
-
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
-const onlyKeys = (value: Record<string, unknown>, allowed: readonly string[]) => Object.keys(value).every((key) => allowed.includes(key));
 
 function servesUser(user: unknown): boolean {
   if (user === true) return true;

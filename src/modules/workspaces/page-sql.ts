@@ -1,6 +1,6 @@
 import type { Viewer } from '../../context.js';
 import { Prisma } from '../../db.js';
-import type { PreparedRead } from '../../db/prepared-read.js';
+import { utcFromJson, type PreparedRead } from '../../db/prepared-read.js';
 import { pageOfIds } from '../../db/page-of-ids.js';
 import { escapeLike } from '../../pagination.js';
 import type { WorkspaceRole } from '../../auth/permissions.js';
@@ -60,9 +60,6 @@ const SORT_COLUMNS: Record<WorkspaceSortField, Prisma.Sql> = {
 type RawMember = Omit<WorkspacePageRow['members'][number], 'createdAt' | 'updatedAt'> & { createdAt: string; updatedAt: string };
 type RawRow = Omit<WorkspacePageRow, 'members' | '_count'> & { members: RawMember[]; targetCount: number };
 
-/** JSON carries `timestamp` columns as ISO text without a zone; they are UTC, as Prisma stores them. */
-const utc = (text: string) => new Date(`${text}Z`);
-
 export async function findWorkspacePage(read: PreparedRead, query: WorkspacePageQuery): Promise<WorkspacePageRow[]> {
   const column = SORT_COLUMNS[query.sortBy];
   const direction = Prisma.raw(query.direction === 'ASC' ? 'ASC' : 'DESC');
@@ -102,6 +99,6 @@ export async function findWorkspacePage(read: PreparedRead, query: WorkspacePage
   return rows.map(({ targetCount, members, ...row }) => ({
     ...row,
     _count: { targets: targetCount },
-    members: members.map((member) => ({ ...member, createdAt: utc(member.createdAt), updatedAt: utc(member.updatedAt) })),
+    members: members.map((member) => ({ ...member, createdAt: utcFromJson(member.createdAt), updatedAt: utcFromJson(member.updatedAt) })),
   }));
 }
