@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { DatabaseUnavailableError, isDatabaseUnavailable } from './unavailable.js';
 import type { Prisma } from '../../prisma/generated/prisma/client.js';
 
 /** A hand-written statement's rows, read on the pool itself (see preparedReads). */
@@ -39,7 +40,14 @@ export function preparedReads(pool: pg.Pool, options: { named: boolean; observe?
       names.set(text, name);
     }
     observe?.(text);
-    const result = await pool.query({ name, text, values: statement.values as unknown[], types });
-    return result.rows as Row[];
+    try {
+      const result = await pool.query({ name, text, values: statement.values as unknown[], types });
+      return result.rows as Row[];
+    } catch (error) {
+      // Whatever this pool throws comes from the database: a refused or reset connection (the server restarting,
+      // a failover) is the 503 it is when Prisma reports it, not a 500 (test/prepared-read.test.ts).
+      if (isDatabaseUnavailable(error, { fromDatabase: true })) throw Object.assign(new DatabaseUnavailableError(), { cause: error });
+      throw error;
+    }
   };
 }

@@ -34,9 +34,10 @@ function isPrismaError(value: object): boolean {
 
 /**
  * Whether `error` (or anything in its cause chain: Prisma errors, driver adapter errors, pg errors, errors
- * wrapped by GraphQL or tRPC) says the database is out of reach.
+ * wrapped by GraphQL or tRPC) says the database is out of reach. `fromDatabase`: the caller knows the error came
+ * from a database connection (the hand-written reads' pool), so a bare socket error counts as Prisma's do.
  */
-export function isDatabaseUnavailable(error: unknown): boolean {
+export function isDatabaseUnavailable(error: unknown, options: { fromDatabase?: boolean } = {}): boolean {
   const seen = new Set<object>();
   const walk = (value: unknown, insideDatabaseError: boolean, depth: number): boolean => {
     if (!value || typeof value !== 'object' || seen.has(value) || depth > 10) return false;
@@ -52,7 +53,7 @@ export function isDatabaseUnavailable(error: unknown): boolean {
     const next = [cause, originalError, (meta as { driverAdapterError?: unknown } | undefined)?.driverAdapterError, ...(Array.isArray(errors) ? errors : [])];
     return next.some((child) => walk(child, inside, depth + 1));
   };
-  return walk(error, false, 0);
+  return walk(error, options.fromDatabase ?? false, 0);
 }
 
 /** The 503 to answer instead of a 500 when the database is out of reach; undefined for any other failure. */
