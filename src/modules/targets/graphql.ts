@@ -3,6 +3,7 @@ import { decodeId, decodeQueryId } from '../../graphql/ids.js';
 import { WorkspaceRef } from '../workspaces/graphql.js';
 import * as targets from './service.js';
 import { TARGET_TYPES } from './schemas.js';
+import { connectionWhere } from './connection-page.js';
 
 export const TargetTypeEnum = builder.enumType('TargetType', { values: TARGET_TYPES });
 
@@ -39,10 +40,11 @@ builder.prismaObjectField('Workspace', 'targets', (t) =>
         search: t.arg.string({ description: 'Matches the value, case-insensitive.' }),
         type: t.arg({ type: TargetTypeEnum }),
       },
-      query: (args, ctx) => ({
-        where: targets.targetWhere(ctx, { search: args.search ?? undefined, type: args.type ?? undefined }),
-        orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
-      }),
+      query: (args, ctx) => {
+        const filters = { search: args.search ?? undefined, type: args.type ?? undefined };
+        // Marked as the connection's, so workspace(id) may read the page by its statement (connection-page.ts).
+        return { where: connectionWhere(targets.targetWhere(ctx, filters), filters), orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] };
+      },
     },
     { name: 'TargetConnection' },
     { name: 'TargetEdge' },

@@ -10,6 +10,8 @@ import { createTargetInput, createTargetsInput, listTargetsInput, type CreateTar
 import { targetResponseInclude, toTargetResponse, type TargetResponse, type TargetRow } from './response.js';
 import { countsOfTargets } from './counts.js';
 import { findTargetPage } from './page-sql.js';
+import type { ServedTargetPage } from './connection-page.js';
+import { findWorkspaceWithTargetPage } from './workspace-page-sql.js';
 import { createScopeMatcher, type ReportedPlace } from './scope.js';
 
 /** Rows as responses, with their counts read in two grouped queries for all of them. */
@@ -35,6 +37,14 @@ export function targetWhere(ctx: ServiceContext, filters: TargetFilters): Prisma
   if (filters.search) and.push({ value: { contains: escapeLike(filters.search), mode: 'insensitive' } });
   if (filters.type) and.push({ type: filters.type });
   return { AND: and };
+}
+
+/**
+ * GraphQL's `workspace(id)` with its target page, in one statement, for the workspaces module when
+ * connection-page.ts says the statement serves its query: null when the viewer is no member.
+ */
+export function findWorkspaceWithTargets(ctx: ServiceContext, workspaceId: string, page: ServedTargetPage) {
+  return findWorkspaceWithTargetPage(ctx.deps.db.read, { ...page, viewerId: requireViewer(ctx).id, workspaceId });
 }
 
 function isUniqueViolation(error: unknown): boolean {

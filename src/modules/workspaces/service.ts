@@ -17,6 +17,8 @@ import {
 import { toWorkspaceResponse, workspaceResponseInclude, type WorkspaceResponse } from './response.js';
 import { findWorkspacePage } from './page-sql.js';
 import { servedByPageStatement } from './connection-page.js';
+import { servedByTargetPage } from '../targets/connection-page.js';
+import { findWorkspaceWithTargets } from '../targets/service.js';
 
 export interface WorkspaceFilters {
   search?: string;
@@ -153,6 +155,9 @@ export function visibleWorkspaceWhereUnique(ctx: ServiceContext, id: string): Pr
 export async function findVisibleWorkspace<Q extends object>(ctx: ServiceContext, id: string, query: Q) {
   const viewer = requireViewer(ctx);
   if (!isUuid(id)) return null;
+  const targetPage = servedByTargetPage(query);
+  // Its row and a page of its targets, in one statement (the targets module's; see its connection-page.ts).
+  if (targetPage) return findWorkspaceWithTargets(ctx, id, targetPage) as never;
   return ctx.deps.prisma.workspace.findFirst({ ...query, where: { id, ...visibleWorkspacesWhere(viewer) } });
 }
 
