@@ -11,6 +11,11 @@ export interface PageOfIdsQuery {
   direction: 'ASC' | 'DESC';
   /** Rows with no sort value go last whichever the direction (as Prisma's `nulls: 'last'`). */
   nullsLast?: boolean;
+  /**
+   * The list's total, as a scalar subquery, when something cheaper than counting the filtered rows gives it
+   * (e.g. the viewer's memberships for an unfiltered workspace list); by default they are counted.
+   */
+  total?: Prisma.Sql;
   /** Keyset: a subquery giving the (sort, id) of the row the page starts after, within the same filters. */
   after?: Prisma.Sql;
   limit: number;
@@ -19,24 +24,24 @@ export interface PageOfIdsQuery {
 
 /**
  * The ids of one page of a filtered list, each with the whole list's total: the core of the hand-written page
- * statements (workspaces/page-sql.ts, targets/page-sql.ts), which join their columns and counts onto it. The
- * total is a window count over every matching row, taken before the keyset and LIMIT cut the list: the window
- * keeps PostgreSQL from pushing the outer conditions into the subquery, so `total` is the whole list's on every page.
+ * statements (workspaces/page-sql.ts, targets/page-sql.ts, targets/workspace-page-sql.ts), which join their
+ * columns and counts onto it. The total is its own subquery (run once, as an InitPlan), not a window over the
+ * matching rows: `count(*) OVER ()` made PostgreSQL read and sort every matching row before the LIMIT, which
+ * cost three times the rest of the page on a 1,000-workspace list (EXPLAIN ANALYZE: 0.8 ms against 0.15 ms for
+ * the page by the sort column's index and 0.07 ms for the membership count). An empty page carries no total.
  */
 export function pageOfIds(query: PageOfIdsQuery): Prisma.Sql {
   const direction = Prisma.raw(query.direction === 'ASC' ? 'ASC' : 'DESC');
   const nulls = query.nullsLast ? Prisma.raw('NULLS LAST') : Prisma.empty;
   const comparison = Prisma.raw(query.direction === 'ASC' ? '>' : '<');
+  const where = Prisma.join(query.where, ' AND ');
   // As Prisma's cursors: a cursor row outside the filtered list starts nothing (an empty page), not a position.
-  const keyset = query.after ? Prisma.sql`WHERE (matching.sort, matching.id) ${comparison} (${query.after})` : Prisma.empty;
+  const keyset = query.after ? Prisma.sql`AND (${query.sort}, ${query.id}) ${comparison} (${query.after})` : Prisma.empty;
+  const total = query.total ?? Prisma.sql`(SELECT count(*) FROM ${query.from} WHERE ${where})`;
   return Prisma.sql`
-      SELECT matching.id, matching.total
-      FROM (
-        SELECT ${query.id} AS id, ${query.sort} AS sort, count(*) OVER () AS total
-        FROM ${query.from}
-        WHERE ${Prisma.join(query.where, ' AND ')}
-      ) matching
-      ${keyset}
-      ORDER BY matching.sort ${direction} ${nulls}, matching.id ${direction}
+      SELECT ${query.id} AS id, ${total} AS total
+      FROM ${query.from}
+      WHERE ${where} ${keyset}
+      ORDER BY ${query.sort} ${direction} ${nulls}, ${query.id} ${direction}
       LIMIT ${query.limit} OFFSET ${query.offset}`;
 }

@@ -11,7 +11,7 @@ import type { TARGET_SORT_FIELDS } from './schemas.js';
 /**
  * The REST target page in one prepared statement: the page's rows with their asset and open-finding counts
  * (each counted by its own module's subquery, on the same indexes countsOfTargets uses) and the filtered list's
- * total as a window count. Through the ORM it took four statements (page, total, two grouped counts), most of
+ * total (see page-of-ids.ts). Through the ORM it took four statements (page, total, two grouped counts), most of
  * the request's CPU (`npm run bench:api`, targets). The filters mirror targetWhere (service.ts);
  * test/targets.page-sql.test.ts compares the two for every filter, sort and page.
  */

@@ -51,11 +51,8 @@ export async function findWorkspaceWithTargetPage(
   });
   const assetCount = query.withAssetCount ? Prisma.sql`, 'assetCount', ${assetCountOfTargetSql(Prisma.sql`t.id`)}` : Prisma.empty;
   const findingCount = query.withFindingCount ? Prisma.sql`, 'findingCount', ${openFindingCountOfTargetSql(Prisma.sql`t.id`)}` : Prisma.empty;
-  // Every row carries the list's total; an empty page (past the end, or after the last cursor) has none, and
-  // only then is the list counted (an InitPlan, run when COALESCE first needs it).
-  const total = query.withTotal
-    ? Prisma.sql`COALESCE((SELECT max(page.total) FROM page), (SELECT count(*) FROM "target" t WHERE ${Prisma.join(filters, ' AND ')}))::int`
-    : Prisma.sql`NULL::int`;
+  // Counted on its own, so an empty page (past the end, or after the last cursor) has it too.
+  const total = query.withTotal ? Prisma.sql`(SELECT count(*)::int FROM "target" t WHERE ${Prisma.join(filters, ' AND ')})` : Prisma.sql`NULL::int`;
   const [row] = await read<RawRow>(Prisma.sql`
     WITH page AS (${page})
     SELECT ${WORKSPACE_COLUMNS}, ${total} AS total,

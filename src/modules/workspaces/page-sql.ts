@@ -8,7 +8,7 @@ import type { WorkspaceSortField } from './schemas.js';
 
 /**
  * The REST workspace page in one statement: the page's rows with their members (and users) and target counts,
- * and the total of the filtered list as a window count. Through the ORM it took two statements (page, count)
+ * and the total of the filtered list (see page-of-ids.ts). Through the ORM it took two statements (page, count)
  * and most of the request's CPU went into building and mapping the relation query; this is the hottest read of
  * OASM's clients (their first request), so it is written out. The filters mirror workspaceListWhere (service.ts),
  * and the tests compare both (test/workspaces.rest.test.ts: search, archive filter, sort, pages, visibility).
@@ -88,6 +88,12 @@ export async function findWorkspacePage(read: PreparedRead, query: WorkspacePage
     after: query.after
       ? Prisma.sql`SELECT w.${column}, w.id FROM "workspace" w WHERE w.id = ${query.after}::uuid AND ${Prisma.join(filters, ' AND ')}`
       : undefined,
+    // Unfiltered, the list is the viewer's memberships ((workspaceId, userId) is unique and each has its workspace):
+    // counted on their index alone.
+    total:
+      query.search || query.isArchived !== undefined
+        ? undefined
+        : Prisma.sql`(SELECT count(*) FROM "workspace_member" mine WHERE mine."userId" = ${query.viewer.id})`,
     limit: query.limit,
     offset: query.offset,
   });
