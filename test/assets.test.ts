@@ -118,6 +118,9 @@ describe('GET /api/assets', () => {
     const last = await list(fx.owner, fx.workspaceId, { limit: 2, page: 3 });
     expect(values(last)).toEqual(['CN=web.example.com']);
     expect(last.body.hasNextPage).toBe(false);
+    // Past the end: no rows, the total still told (counted on its own then), from the counters or by search.
+    expect((await list(fx.owner, fx.workspaceId, { limit: 2, page: 4 })).body).toMatchObject({ data: [], total: 5, pageCount: 3, hasNextPage: false });
+    expect((await list(fx.owner, fx.workspaceId, { search: 'web', page: 2 })).body).toMatchObject({ data: [], total: 3, hasNextPage: false });
   });
 
   it('answers each asset with its fields', async () => {

@@ -151,6 +151,17 @@ describe('GET /api/vulnerabilities', () => {
       dismissedById: null,
       updatedAt: expect.any(String),
     });
+    // Past the end: no rows, the total still told (counted on its own then).
+    const past = await list(fx.owner, fx.workspaceId, [
+      ['limit', '2'],
+      ['page', '4'],
+    ]);
+    expect(past.body).toMatchObject({ data: [], total: 5, page: 4, pageCount: 3, hasNextPage: false });
+    const pastSearch = await list(fx.owner, fx.workspaceId, [
+      ['q', 'admin'],
+      ['page', '2'],
+    ]);
+    expect(pastSearch.body).toMatchObject({ data: [], total: 1, page: 2, hasNextPage: false });
   });
 
   it('filters by status', async () => {

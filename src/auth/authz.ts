@@ -9,6 +9,10 @@ export function isUuid(value: string): boolean {
   return UUID.test(value);
 }
 
+/** The nil UUID is never generated: a malformed id (e.g. from a GraphQL global id) then simply finds nothing. */
+export const NIL_UUID = '00000000-0000-0000-0000-000000000000';
+export const uuidOrNil = (id: string): string => (isUuid(id) ? id : NIL_UUID);
+
 /** Coarse gate: the caller must be signed in. */
 export function requireViewer(ctx: ServiceContext): Viewer {
   if (!ctx.viewer) throw new UnauthenticatedError();

@@ -11,6 +11,8 @@ export interface PageOfIdsQuery {
   direction: 'ASC' | 'DESC';
   /** Rows with no sort value go last whichever the direction (as Prisma's `nulls: 'last'`). */
   nullsLast?: boolean;
+  /** Order terms between the sort and the id (e.g. the latest first among equal severities); offset pages only. */
+  then?: Prisma.Sql;
   /**
    * The list's total, as a scalar subquery, when something cheaper than counting the filtered rows gives it
    * (e.g. the viewer's memberships for an unfiltered workspace list); by default they are counted.
@@ -38,10 +40,13 @@ export function pageOfIds(query: PageOfIdsQuery): Prisma.Sql {
   // As Prisma's cursors: a cursor row outside the filtered list starts nothing (an empty page), not a position.
   const keyset = query.after ? Prisma.sql`AND (${query.sort}, ${query.id}) ${comparison} (${query.after})` : Prisma.empty;
   const total = query.total ?? Prisma.sql`(SELECT count(*) FROM ${query.from} WHERE ${where})`;
+  // A keyset compares (sort, id) alone: a page with terms between them has no such position.
+  if (query.then && query.after) throw new Error('pageOfIds: a keyset page orders by its sort and id alone');
+  const then = query.then ? Prisma.sql`, ${query.then}` : Prisma.empty;
   return Prisma.sql`
       SELECT ${query.id} AS id, ${total} AS total
       FROM ${query.from}
       WHERE ${where} ${keyset}
-      ORDER BY ${query.sort} ${direction} ${nulls}, ${query.id} ${direction}
+      ORDER BY ${query.sort} ${direction} ${nulls}${then}, ${query.id} ${direction}
       LIMIT ${query.limit} OFFSET ${query.offset}`;
 }

@@ -1,13 +1,14 @@
 import type { ServiceContext } from '../../context.js';
 import { NotFoundError } from '../../errors.js';
-import { assertCan, isUuid, requireViewer, visibleWorkspacesWhere } from '../../auth/authz.js';
+import { assertCan, isUuid, requireViewer, uuidOrNil, visibleWorkspacesWhere } from '../../auth/authz.js';
 import { Prisma, type PrismaClient } from '../../db.js';
 import { validate } from '../../validate.js';
-import { escapeLike, pageEnvelope, pageWindow, prismaDirection, type Page } from '../../pagination.js';
+import { escapeLike, pageEnvelope, type Page } from '../../pagination.js';
 import { nodeIdOf } from '../../graphql/ids.js';
 import type { DiscoverySource } from '../../scanner/discovery/types.js';
 import { listAssetsInput, updateAssetInput, type AssetKind, type ListAssetsInput, type UpdateAssetInput } from './schemas.js';
 import { updateAssetsIn } from './update.js';
+import { findAssetPage } from './page-sql.js';
 
 /** One reason a host is in the inventory (per discovery source), as the APIs show it. */
 export interface AssetDiscoveryResponse {
@@ -55,9 +56,6 @@ export const assetResponseInclude = {
 
 type AssetRow = Prisma.AssetGetPayload<{ include: typeof assetResponseInclude }>;
 
-/** The nil UUID is never generated: a malformed id then simply finds nothing. */
-const NIL_UUID = '00000000-0000-0000-0000-000000000000';
-
 export function toAssetResponse(row: AssetRow): AssetResponse {
   return {
     id: row.id,
@@ -99,7 +97,7 @@ export function assetWhere(ctx: ServiceContext, filters: AssetFilters): Prisma.A
   if (filters.kind) and.push({ kind: filters.kind });
   // A malformed id (e.g. from a GraphQL global id) matches nothing rather than failing the query.
   // Every target the asset was seen through, not only the last one: overlapping targets share assets.
-  if (filters.targetId) and.push({ targetLinks: { some: { targetId: isUuid(filters.targetId) ? filters.targetId : NIL_UUID } } });
+  if (filters.targetId) and.push({ targetLinks: { some: { targetId: uuidOrNil(filters.targetId) } } });
   if (filters.search) and.push({ value: { contains: escapeLike(filters.search), mode: 'insensitive' } });
   if (filters.enabled !== undefined) and.push({ enabled: filters.enabled });
   if (filters.source) and.push({ discoveries: { some: { source: filters.source } } });
@@ -110,12 +108,10 @@ export function assetWhere(ctx: ServiceContext, filters: AssetFilters): Prisma.A
 export async function listAssets(ctx: ServiceContext, workspaceId: string, input: ListAssetsInput): Promise<Page<AssetResponse>> {
   const { page, limit, sortBy, sortOrder, ...filters } = validate(listAssetsInput, input);
   await assertCan(ctx, 'asset:read', { workspaceId });
-  const where = assetWhere(ctx, { ...filters, workspaceId });
-  const direction = prismaDirection(sortOrder);
-  const [rows, total] = await Promise.all([
-    ctx.deps.prisma.asset.findMany({ where, orderBy: [{ [sortBy]: direction }, { id: direction }], ...pageWindow(page, limit), include: assetResponseInclude }),
-    countAssetList(ctx, workspaceId, filters),
-  ]);
+  const viewerId = requireViewer(ctx).id;
+  const rows = await findAssetPage(ctx.deps.db.read, { ...filters, viewerId, workspaceId, sortBy, direction: sortOrder, offset: (page - 1) * limit, limit });
+  // Each row carries the list's total; a page past the end has no row to carry it, so it is counted then.
+  const total = rows[0]?.total ?? (page > 1 ? await countAssetList(ctx, workspaceId, filters) : 0);
   return pageEnvelope(rows.map(toAssetResponse), total, page, limit);
 }
 
@@ -191,7 +187,7 @@ export async function updateVisibleAsset(ctx: ServiceContext, id: string, input:
 
 /** node(id) lookups: a unique where that also carries the visibility rule. */
 export function visibleAssetWhereUnique(ctx: ServiceContext, id: string): Prisma.AssetWhereUniqueInput {
-  return { id: isUuid(id) ? id : NIL_UUID, AND: [assetWhere(ctx, {})] };
+  return { id: uuidOrNil(id), AND: [assetWhere(ctx, {})] };
 }
 
 /** For asset(id) on GraphQL: null when absent or not visible. */

@@ -1,11 +1,12 @@
 import type { AppDeps, ServiceContext } from '../../context.js';
 import { NotFoundError } from '../../errors.js';
-import { assertCan, isUuid, requireViewer, visibleWorkspacesWhere } from '../../auth/authz.js';
+import { assertCan, isUuid, requireViewer, uuidOrNil, visibleWorkspacesWhere } from '../../auth/authz.js';
 import { Prisma, type PrismaClient } from '../../db.js';
 import { validate } from '../../validate.js';
-import { escapeLike, pageEnvelope, pageWindow, prismaDirection, type Page } from '../../pagination.js';
+import { escapeLike, pageEnvelope, type Page } from '../../pagination.js';
 import { publishChanges, recordChanges, trackChanges } from '../changes/record.js';
 import { nodeIdOf } from '../../graphql/ids.js';
+import { findFindingPage } from './page-sql.js';
 import {
   dismissFindingsInput,
   findingStatisticsInput,
@@ -38,18 +39,41 @@ export interface FindingEventResponse {
 
 export type FindingDetailResponse = FindingResponse & { events: FindingEventResponse[] };
 
+/** Field by field, in the table's order: rows may carry more (a page's total, a detail's events), never passed on. */
 export function toFindingResponse(row: FindingRow): FindingResponse {
-  const { events: _events, ...finding } = row as FindingRow & { events?: unknown };
-  return { ...finding, nodeId: nodeIdOf('Finding', finding.id) };
+  return {
+    id: row.id,
+    workspaceId: row.workspaceId,
+    fingerprint: row.fingerprint,
+    checkId: row.checkId,
+    source: row.source,
+    name: row.name,
+    severity: row.severity,
+    description: row.description,
+    remediation: row.remediation,
+    matcher: row.matcher,
+    status: row.status,
+    evidence: row.evidence,
+    classification: row.classification,
+    assetId: row.assetId,
+    targetId: row.targetId,
+    lastScanId: row.lastScanId,
+    occurrences: row.occurrences,
+    firstSeenAt: row.firstSeenAt,
+    lastSeenAt: row.lastSeenAt,
+    fixedAt: row.fixedAt,
+    dismissReason: row.dismissReason,
+    dismissComment: row.dismissComment,
+    dismissedAt: row.dismissedAt,
+    dismissedById: row.dismissedById,
+    updatedAt: row.updatedAt,
+    nodeId: nodeIdOf('Finding', row.id),
+  };
 }
 
 function toEventResponse(event: FindingEventRow): FindingEventResponse {
   return { id: event.id, type: event.type, scanId: event.scanId, actorId: event.actorId, comment: event.comment, createdAt: event.createdAt };
 }
-
-/** The nil UUID is never generated: a malformed id then simply finds nothing. */
-const NIL_UUID = '00000000-0000-0000-0000-000000000000';
-const uuidOrNil = (id: string) => (isUuid(id) ? id : NIL_UUID);
 
 export interface FindingFilters {
   workspaceId?: string;
@@ -83,15 +107,20 @@ export function findingWhere(ctx: ServiceContext, filters: FindingFilters): Pris
 export async function listFindings(ctx: ServiceContext, workspaceId: string, input: ListFindingsInput): Promise<Page<FindingResponse>> {
   const { page, limit, sortBy, sortOrder, q, ...filters } = validate(listFindingsInput, input);
   await assertCan(ctx, 'finding:read', { workspaceId });
-  const where = findingWhere(ctx, { ...filters, search: q, workspaceId });
-  const direction = prismaDirection(sortOrder);
+  const viewerId = requireViewer(ctx).id;
   // Severity sorts by rank (info < low < medium < high < critical: the enum's order), then the latest first.
-  const orderBy: Prisma.FindingOrderByWithRelationInput[] =
-    sortBy === 'severity' ? [{ severity: direction }, { lastSeenAt: 'desc' }, { id: direction }] : [{ [sortBy]: direction }, { id: direction }];
-  const [rows, total] = await Promise.all([
-    ctx.deps.prisma.finding.findMany({ where, orderBy, ...pageWindow(page, limit) }),
-    countFindingList(ctx, workspaceId, { ...filters, search: q }),
-  ]);
+  const rows = await findFindingPage(ctx.deps.db.read, {
+    ...filters,
+    search: q,
+    viewerId,
+    workspaceId,
+    sortBy,
+    direction: sortOrder,
+    offset: (page - 1) * limit,
+    limit,
+  });
+  // Each row carries the list's total; a page past the end has no row to carry it, so it is counted then.
+  const total = rows[0]?.total ?? (page > 1 ? await countFindingList(ctx, workspaceId, { ...filters, search: q }) : 0);
   return pageEnvelope(rows.map(toFindingResponse), total, page, limit);
 }
 
