@@ -135,7 +135,7 @@ describe('SQL statements per GraphQL list', () => {
       // matching rows there would read every row of a 100,000-finding workspace on every page.
       if (endpoint === 'assets' || endpoint === 'vulnerabilities') {
         expect(
-          ten.statements.some((sql) => /"public"\."(asset|finding)_count"/.test(sql)),
+          ten.statements.some((sql) => /"(public"\.")?(asset|finding)_count"/.test(sql)),
           ten.statements.join('\n'),
         ).toBe(true);
       }

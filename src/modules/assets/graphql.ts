@@ -7,6 +7,7 @@ import { ASSET_KINDS, DISCOVERY_SOURCES, type AssetKind } from './schemas.js';
 import type { DiscoverySource } from '../../scanner/discovery/types.js';
 import { prismaConnectionHelpers } from '@pothos/plugin-prisma';
 import { connectionWithTotal } from '../../graphql/connection-total.js';
+import { connectionWhere } from '../../graphql/relation-page-query.js';
 
 export const AssetKindEnum = builder.enumType('AssetKind', { values: ASSET_KINDS });
 export const DiscoverySourceEnum = builder.enumType('DiscoverySource', {
@@ -105,13 +106,11 @@ builder.prismaObjectField('Workspace', 'assets', (t) =>
       },
       select: (args, ctx, nestedSelection) => {
         const filters = assetListFilters(args);
+        // Marked as the connection's, so workspace(id) may read the page by its statement (connection-page.ts).
+        const where = connectionWhere(assets.assetWhere(ctx, filters), filters);
         return {
-          assets: {
-            ...assetPage.getQuery(args, ctx, nestedSelection),
-            where: assets.assetWhere(ctx, filters),
-            orderBy: [{ lastSeenAt: 'desc' }, { id: 'desc' }],
-          },
-          ...assets.assetListTotalSelection(ctx, filters),
+          assets: { ...assetPage.getQuery(args, ctx, nestedSelection), where, orderBy: [{ lastSeenAt: 'desc' }, { id: 'desc' }] },
+          ...assets.assetListTotalSelection(filters, where),
         };
       },
       resolve: (workspace, args, ctx) => {

@@ -3,7 +3,7 @@ import { uuidOrNil } from '../../auth/authz.js';
 import { utcFromJson, type PreparedRead } from '../../db/prepared-read.js';
 import { pageOfIds } from '../../db/page-of-ids.js';
 import { escapeLike } from '../../pagination.js';
-import type { DiscoverySource } from '../../scanner/discovery/types.js';
+import { countedByCounters, type AssetListFilters } from './list-total.js';
 import type { ASSET_SORT_FIELDS, AssetKind } from './schemas.js';
 
 /**
@@ -13,15 +13,9 @@ import type { ASSET_SORT_FIELDS, AssetKind } from './schemas.js';
  * the counter sum) and most of the request's CPU (`npm run bench:api`, assets). The filters mirror assetWhere
  * (service.ts); test/assets.page-sql.test.ts compares the two for every filter, sort and page.
  */
-export interface AssetPageQuery {
+export interface AssetPageQuery extends AssetListFilters {
   viewerId: string;
   workspaceId: string;
-  kind?: AssetKind;
-  targetId?: string;
-  search?: string;
-  enabled?: boolean;
-  source?: DiscoverySource;
-  dismissed?: boolean;
   sortBy: (typeof ASSET_SORT_FIELDS)[number];
   direction: 'ASC' | 'DESC';
   offset: number;
@@ -57,15 +51,31 @@ const SORT_COLUMNS: Record<AssetPageQuery['sortBy'], Prisma.Sql> = {
   value: Prisma.raw('"value"'),
 };
 
-/** Whether the total can be summed from asset_count: filtered by kind, enabled and dismissed alone (as service.ts). */
-const countedByCounters = (query: AssetPageQuery) => !(query.targetId || query.search || query.source);
+/** The list's total as a scalar subquery: summed from asset_count when the filters allow (list-total.ts), else undefined (counted). */
+export function assetCounterTotal(workspaceId: string, filters: AssetListFilters): Prisma.Sql | undefined {
+  if (!countedByCounters(filters)) return undefined;
+  const where = [Prisma.sql`c."workspaceId" = ${workspaceId}::uuid`];
+  if (filters.kind) where.push(Prisma.sql`c."kind" = ${filters.kind}::"AssetKind"`);
+  if (filters.enabled !== undefined) where.push(Prisma.sql`c."enabled" = ${filters.enabled}`);
+  if (filters.dismissed !== undefined) where.push(Prisma.sql`c."dismissed" = ${filters.dismissed}`);
+  return Prisma.sql`(SELECT coalesce(sum(c."count"), 0) FROM "asset_count" c WHERE ${Prisma.join(where, ' AND ')})`;
+}
 
-function counterTotal(query: AssetPageQuery): Prisma.Sql {
-  const filters = [Prisma.sql`c."workspaceId" = ${query.workspaceId}::uuid`];
-  if (query.kind) filters.push(Prisma.sql`c."kind" = ${query.kind}::"AssetKind"`);
-  if (query.enabled !== undefined) filters.push(Prisma.sql`c."enabled" = ${query.enabled}`);
-  if (query.dismissed !== undefined) filters.push(Prisma.sql`c."dismissed" = ${query.dismissed}`);
-  return Prisma.sql`(SELECT coalesce(sum(c."count"), 0) FROM "asset_count" c WHERE ${Prisma.join(filters, ' AND ')})`;
+/** The list's filters over the asset table as `a` (the workspace and its visibility are the caller's), as assetWhere has them. */
+export function assetFilterSql(filters: AssetListFilters): Prisma.Sql[] {
+  const where: Prisma.Sql[] = [];
+  if (filters.kind) where.push(Prisma.sql`a."kind" = ${filters.kind}::"AssetKind"`);
+  if (filters.targetId) {
+    // A malformed id matches nothing (as assetWhere), rather than failing the statement's uuid cast.
+    const targetId = uuidOrNil(filters.targetId);
+    where.push(Prisma.sql`EXISTS (SELECT 1 FROM "asset_target" link WHERE link."assetId" = a.id AND link."targetId" = ${targetId}::uuid)`);
+  }
+  if (filters.search) where.push(Prisma.sql`a."value" ILIKE ${`%${escapeLike(filters.search)}%`}`);
+  if (filters.enabled !== undefined) where.push(Prisma.sql`a."enabled" = ${filters.enabled}`);
+  if (filters.source)
+    where.push(Prisma.sql`EXISTS (SELECT 1 FROM "asset_discovery" found WHERE found."assetId" = a.id AND found."source" = ${filters.source})`);
+  if (filters.dismissed !== undefined) where.push(filters.dismissed ? Prisma.sql`a."dismissedAt" IS NOT NULL` : Prisma.sql`a."dismissedAt" IS NULL`);
+  return where;
 }
 
 export async function findAssetPage(read: PreparedRead, query: AssetPageQuery): Promise<AssetPageRow[]> {
@@ -74,24 +84,15 @@ export async function findAssetPage(read: PreparedRead, query: AssetPageQuery): 
   const filters = [
     Prisma.sql`a."workspaceId" = ${query.workspaceId}::uuid`,
     Prisma.sql`EXISTS (SELECT 1 FROM "workspace_member" mine WHERE mine."workspaceId" = a."workspaceId" AND mine."userId" = ${query.viewerId})`,
+    ...assetFilterSql(query),
   ];
-  if (query.kind) filters.push(Prisma.sql`a."kind" = ${query.kind}::"AssetKind"`);
-  if (query.targetId) {
-    // A malformed id matches nothing (as assetWhere), rather than failing the statement's uuid cast.
-    const targetId = uuidOrNil(query.targetId);
-    filters.push(Prisma.sql`EXISTS (SELECT 1 FROM "asset_target" link WHERE link."assetId" = a.id AND link."targetId" = ${targetId}::uuid)`);
-  }
-  if (query.search) filters.push(Prisma.sql`a."value" ILIKE ${`%${escapeLike(query.search)}%`}`);
-  if (query.enabled !== undefined) filters.push(Prisma.sql`a."enabled" = ${query.enabled}`);
-  if (query.source) filters.push(Prisma.sql`EXISTS (SELECT 1 FROM "asset_discovery" found WHERE found."assetId" = a.id AND found."source" = ${query.source})`);
-  if (query.dismissed !== undefined) filters.push(query.dismissed ? Prisma.sql`a."dismissedAt" IS NOT NULL` : Prisma.sql`a."dismissedAt" IS NULL`);
   const page = pageOfIds({
     from: Prisma.sql`"asset" a`,
     id: Prisma.sql`a.id`,
     sort: Prisma.sql`a.${column}`,
     where: filters,
     direction: query.direction,
-    total: countedByCounters(query) ? counterTotal(query) : undefined,
+    total: assetCounterTotal(query.workspaceId, query),
     limit: query.limit,
     offset: query.offset,
   });

@@ -9,6 +9,9 @@ import type { DiscoverySource } from '../../scanner/discovery/types.js';
 import { listAssetsInput, updateAssetInput, type AssetKind, type ListAssetsInput, type UpdateAssetInput } from './schemas.js';
 import { updateAssetsIn } from './update.js';
 import { findAssetPage } from './page-sql.js';
+import type { ServedAssetPage } from './connection-page.js';
+import { findWorkspaceWithAssetPage } from './workspace-page-sql.js';
+import { counterWhere, countedByCounters, type AssetListFilters } from './list-total.js';
 
 /** One reason a host is in the inventory (per discovery source), as the APIs show it. */
 export interface AssetDiscoveryResponse {
@@ -78,15 +81,8 @@ export function toAssetResponse(row: AssetRow): AssetResponse {
   };
 }
 
-export interface AssetFilters {
+export interface AssetFilters extends AssetListFilters {
   workspaceId?: string;
-  kind?: AssetKind;
-  targetId?: string;
-  search?: string;
-  enabled?: boolean;
-  /** Found (at least) by this discovery source. */
-  source?: DiscoverySource;
-  dismissed?: boolean;
 }
 
 /** The visibility rule AND-ed with the filters: shared by the REST page, the GraphQL connection and lookups. */
@@ -115,22 +111,12 @@ export async function listAssets(ctx: ServiceContext, workspaceId: string, input
   return pageEnvelope(rows.map(toAssetResponse), total, page, limit);
 }
 
-export type AssetListFilters = Omit<AssetFilters, 'workspaceId'>;
-
-/** Whether a list's total can be summed from asset_count: filtered by kind, enabled and dismissed alone. */
-const countedByCounters = (filters: AssetListFilters) => !(filters.targetId || filters.search || filters.source);
-
-const counterWhere = (filters: AssetListFilters) => ({
-  ...(filters.kind ? { kind: filters.kind } : {}),
-  ...(filters.enabled !== undefined ? { enabled: filters.enabled } : {}),
-  ...(filters.dismissed !== undefined ? { dismissed: filters.dismissed } : {}),
-});
+export type { AssetListFilters };
 
 /**
- * The total of a workspace's asset list, for the REST page: summed from asset_count (kept exact by the
- * database's triggers on every write) when the filters allow, a few counter rows instead of every matching
- * row whatever the workspace's size; else the matching rows counted. The caller has checked the workspace is
- * the viewer's, which is all assetWhere's visibility rule asks.
+ * The total of a workspace's asset list, for a REST page past the end (a page's statement carries it on its
+ * rows): summed from asset_count when the filters allow (list-total.ts), else the matching rows counted. The
+ * caller has checked the workspace is the viewer's, which is all assetWhere's visibility rule asks.
  */
 async function countAssetList(ctx: ServiceContext, workspaceId: string, filters: AssetListFilters): Promise<number> {
   if (!countedByCounters(filters)) return ctx.deps.prisma.asset.count({ where: assetWhere(ctx, { ...filters, workspaceId }) });
@@ -140,17 +126,26 @@ async function countAssetList(ctx: ServiceContext, workspaceId: string, filters:
 
 /**
  * The same total read by the statement that loads the workspace (the GraphQL connection, its page beside it):
- * the workspace's asset_count rows when the filters allow, else a count of the matching rows in that statement.
- * assetListTotalOf reads it from the loaded row. The workspace was loaded through the visibility rule.
+ * the workspace's asset_count rows when the filters allow, else a count of the matching rows in that statement,
+ * under the page's own `where` (assetWhere for these filters). assetListTotalOf reads it from the loaded row.
+ * The workspace was loaded through the visibility rule.
  */
-export function assetListTotalSelection(ctx: ServiceContext, filters: AssetListFilters) {
+export function assetListTotalSelection(filters: AssetListFilters, where: Prisma.AssetWhereInput) {
   return countedByCounters(filters)
     ? { assetCounts: { where: counterWhere(filters), select: { count: true } } }
-    : { _count: { select: { assets: { where: assetWhere(ctx, filters) } } } };
+    : { _count: { select: { assets: { where } } } };
 }
 
 export function assetListTotalOf(workspace: { assetCounts?: { count: number }[]; _count?: { assets?: number } }): number {
   return workspace.assetCounts ? workspace.assetCounts.reduce((sum, row) => sum + row.count, 0) : (workspace._count?.assets ?? 0);
+}
+
+/**
+ * GraphQL's `workspace(id)` with its asset page, in one statement, for the workspaces module when
+ * connection-page.ts says the statement serves its query: null when the viewer is no member.
+ */
+export function findWorkspaceWithAssets(ctx: ServiceContext, workspaceId: string, page: ServedAssetPage) {
+  return findWorkspaceWithAssetPage(ctx.deps.db.read, { ...page, viewerId: requireViewer(ctx).id, workspaceId });
 }
 
 async function findAssetOrThrow(ctx: ServiceContext, workspaceId: string, id: string): Promise<AssetRow> {

@@ -1,5 +1,5 @@
-import { isUuid } from '../../auth/authz.js';
 import { isRecord, onlyKeys } from '../../graphql/prisma-query-shape.js';
+import { isCountOf, isSelectOf, relationPageOf } from '../../graphql/relation-page-query.js';
 import type { TargetType } from './normalize.js';
 
 /**
@@ -10,7 +10,7 @@ import type { TargetType } from './normalize.js';
  *   - the workspace's row (include mode: every column) and nothing else of the workspace but `targets` and the
  *     connection's `_count` of them,
  *   - `targets` with a `where` the connection's own query built (recognised by identity, so its filters are
- *     known exactly; see connectionWhere), in the connection's order (createdAt, then id, descending),
+ *     known exactly; see graphql/relation-page-query.ts), in the connection's order (createdAt, then id, descending),
  *   - a forward page (`first`, optionally `after`: Pothos asks `take: n + 1`, and with a cursor `skip: 1`),
  *   - per target, optionally the asset count (`_count` of assetLinks) and the open-finding counter.
  * Anything else (a backward page, another relation, members) goes to Prisma as before;
@@ -31,25 +31,10 @@ export interface ServedTargetPage extends TargetConnectionFilters {
   withFindingCount: boolean;
 }
 
-/** The filters of every `where` the connection's query built, by the object itself. */
-const connectionFilters = new WeakMap<object, TargetConnectionFilters>();
-
-/** Records that `where` is the connection's filter for `filters`, so the statement may serve a query holding it. */
-export function connectionWhere<Where extends object>(where: Where, filters: TargetConnectionFilters): Where {
-  connectionFilters.set(where, filters);
-  return where;
-}
-
-function inConnectionOrder(orderBy: unknown): boolean {
-  if (!Array.isArray(orderBy) || orderBy.length !== 2) return false;
-  const [first, second] = orderBy as unknown[];
-  return (
-    isRecord(first) && onlyKeys(first, ['createdAt']) && first.createdAt === 'desc' && isRecord(second) && onlyKeys(second, ['id']) && second.id === 'desc'
-  );
-}
-
-const isSelectOf = (value: unknown, key: string) =>
-  isRecord(value) && onlyKeys(value, ['select']) && isRecord(value.select) && onlyKeys(value.select, [key]) && value.select[key] === true;
+const ORDER = [
+  ['createdAt', 'desc'],
+  ['id', 'desc'],
+] as const;
 
 /** The per-target include (the counts), or null when it asks for more. */
 function servedCounts(include: unknown): { withAssetCount: boolean; withFindingCount: boolean } | null {
@@ -61,29 +46,13 @@ function servedCounts(include: unknown): { withAssetCount: boolean; withFindingC
   return { withAssetCount: count !== undefined, withFindingCount: openFindingCount !== undefined };
 }
 
-/** The connection's total: `_count` of targets under the same `where` as the page. */
-function servesTotal(count: unknown, where: object): boolean {
-  if (!isRecord(count) || !onlyKeys(count, ['select']) || !isRecord(count.select) || !onlyKeys(count.select, ['targets'])) return false;
-  const targets = count.select.targets;
-  return isRecord(targets) && onlyKeys(targets, ['where']) && targets.where === where;
-}
-
 /** The page the statement reads for this workspace query, or null when Prisma must. */
 export function servedByTargetPage(query: object): ServedTargetPage | null {
-  const { include, ...rest } = query as Record<string, unknown>;
-  if (Object.keys(rest).length > 0 || !isRecord(include) || !onlyKeys(include, ['targets', '_count'])) return null;
-  const { targets, _count: count } = include;
-  if (!isRecord(targets) || !onlyKeys(targets, ['where', 'orderBy', 'take', 'skip', 'cursor', 'include'])) return null;
-  const { where, orderBy, take, skip, cursor, include: nested } = targets;
-  const filters = isRecord(where) ? connectionFilters.get(where) : undefined;
-  if (!filters || !inConnectionOrder(orderBy)) return null;
-  if (typeof take !== 'number' || !Number.isInteger(take) || take <= 0) return null;
-  // A cursor that is no UUID is Prisma's to refuse, as before.
-  if (cursor !== undefined && !(isRecord(cursor) && onlyKeys(cursor, ['id']) && typeof cursor.id === 'string' && isUuid(cursor.id))) return null;
-  // Pothos skips the cursor's own row, and nothing else.
-  if (skip !== (cursor === undefined ? 0 : 1)) return null;
-  if (count !== undefined && !servesTotal(count, where as object)) return null;
-  const counts = servedCounts(nested);
+  const page = relationPageOf<TargetConnectionFilters>(query, 'targets', ORDER, ['_count']);
+  if (!page) return null;
+  const count = page.siblings._count;
+  if (count !== undefined && !isCountOf(count, 'targets', page.where)) return null;
+  const counts = servedCounts(page.include);
   if (!counts) return null;
-  return { ...filters, limit: take, after: (cursor as { id: string } | undefined)?.id, withTotal: count !== undefined, ...counts };
+  return { ...page.filters, limit: page.limit, after: page.after, withTotal: count !== undefined, ...counts };
 }

@@ -3,7 +3,7 @@ import { decodeId, decodeQueryId } from '../../graphql/ids.js';
 import { WorkspaceRef } from '../workspaces/graphql.js';
 import * as targets from './service.js';
 import { TARGET_TYPES } from './schemas.js';
-import { connectionWhere } from './connection-page.js';
+import { connectionWhere } from '../../graphql/relation-page-query.js';
 
 export const TargetTypeEnum = builder.enumType('TargetType', { values: TARGET_TYPES });
 

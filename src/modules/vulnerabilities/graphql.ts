@@ -15,6 +15,7 @@ import {
 } from './schemas.js';
 import { prismaConnectionHelpers } from '@pothos/plugin-prisma';
 import { connectionWithTotal } from '../../graphql/connection-total.js';
+import { connectionWhere } from '../../graphql/relation-page-query.js';
 
 export const SeverityEnum = builder.enumType('Severity', { values: SEVERITIES });
 export const FindingStatusEnum = builder.enumType('FindingStatus', { values: FINDING_STATUSES });
@@ -106,13 +107,11 @@ builder.prismaObjectField('Workspace', 'findings', (t) =>
       },
       select: (args, ctx, nestedSelection) => {
         const filters = findingListFilters(args);
+        // Marked as the connection's, so workspace(id) may read the page by its statement (connection-page.ts).
+        const where = connectionWhere(findings.findingWhere(ctx, filters), filters);
         return {
-          findings: {
-            ...findingPage.getQuery(args, ctx, nestedSelection),
-            where: findings.findingWhere(ctx, filters),
-            orderBy: [{ lastSeenAt: 'desc' }, { id: 'desc' }],
-          },
-          ...findings.findingListTotalSelection(ctx, filters),
+          findings: { ...findingPage.getQuery(args, ctx, nestedSelection), where, orderBy: [{ lastSeenAt: 'desc' }, { id: 'desc' }] },
+          ...findings.findingListTotalSelection(filters, where),
         };
       },
       resolve: (workspace, args, ctx) => {

@@ -3,7 +3,8 @@ import { uuidOrNil } from '../../auth/authz.js';
 import type { PreparedRead } from '../../db/prepared-read.js';
 import { pageOfIds } from '../../db/page-of-ids.js';
 import { escapeLike } from '../../pagination.js';
-import type { FINDING_SORT_FIELDS, FindingStatusFilter, Severity } from './schemas.js';
+import { countedByCounters, type FindingListFilters } from './list-total.js';
+import type { FINDING_SORT_FIELDS } from './schemas.js';
 
 /**
  * The REST finding page in one prepared statement: the page's rows and the filtered list's total, summed from
@@ -11,14 +12,9 @@ import type { FINDING_SORT_FIELDS, FindingStatusFilter, Severity } from './schem
  * the ORM it took two statements (the page, the counter sum). The filters and orders mirror findingWhere and
  * listFindings (service.ts); test/vulnerabilities.page-sql.test.ts compares the two for every filter, sort and page.
  */
-export interface FindingPageQuery {
+export interface FindingPageQuery extends FindingListFilters {
   viewerId: string;
   workspaceId: string;
-  severity?: Severity[];
-  status?: FindingStatusFilter;
-  targetIds?: string[];
-  assetId?: string;
-  search?: string;
   sortBy: (typeof FINDING_SORT_FIELDS)[number];
   direction: 'ASC' | 'DESC';
   offset: number;
@@ -35,19 +31,35 @@ const SORT_COLUMNS: Record<FindingPageQuery['sortBy'], Prisma.Sql> = {
   name: Prisma.raw('"name"'),
 };
 
-/** Whether the total can be summed from finding_count: filtered by status and severity alone (as service.ts). */
-const countedByCounters = (query: FindingPageQuery) => !(query.targetIds?.length || query.assetId || query.search);
-
-function severityAndStatus(alias: Prisma.Sql, query: FindingPageQuery): Prisma.Sql[] {
-  const filters: Prisma.Sql[] = [];
-  if (query.severity?.length) filters.push(Prisma.sql`${alias}."severity" = ANY(${query.severity}::"Severity"[])`);
-  if (query.status && query.status !== 'all') filters.push(Prisma.sql`${alias}."status" = ${query.status}::"FindingStatus"`);
-  return filters;
+function severityAndStatus(alias: Prisma.Sql, filters: FindingListFilters): Prisma.Sql[] {
+  const where: Prisma.Sql[] = [];
+  if (filters.severity?.length) where.push(Prisma.sql`${alias}."severity" = ANY(${filters.severity}::"Severity"[])`);
+  if (filters.status && filters.status !== 'all') where.push(Prisma.sql`${alias}."status" = ${filters.status}::"FindingStatus"`);
+  return where;
 }
 
-function counterTotal(query: FindingPageQuery): Prisma.Sql {
-  const filters = [Prisma.sql`c."workspaceId" = ${query.workspaceId}::uuid`, ...severityAndStatus(Prisma.raw('c'), query)];
-  return Prisma.sql`(SELECT coalesce(sum(c."count"), 0) FROM "finding_count" c WHERE ${Prisma.join(filters, ' AND ')})`;
+/** The list's total as a scalar subquery: summed from finding_count when the filters allow (list-total.ts), else undefined (counted). */
+export function findingCounterTotal(workspaceId: string, filters: FindingListFilters): Prisma.Sql | undefined {
+  if (!countedByCounters(filters)) return undefined;
+  const where = [Prisma.sql`c."workspaceId" = ${workspaceId}::uuid`, ...severityAndStatus(Prisma.raw('c'), filters)];
+  return Prisma.sql`(SELECT coalesce(sum(c."count"), 0) FROM "finding_count" c WHERE ${Prisma.join(where, ' AND ')})`;
+}
+
+/** The list's filters over the finding table as `f` (the workspace and its visibility are the caller's), as findingWhere has them. */
+export function findingFilterSql(filters: FindingListFilters): Prisma.Sql[] {
+  const where = severityAndStatus(Prisma.raw('f'), filters);
+  // Malformed ids match nothing (as findingWhere), rather than failing the statement's uuid casts.
+  if (filters.targetIds?.length) {
+    where.push(
+      Prisma.sql`EXISTS (SELECT 1 FROM "finding_target" link WHERE link."findingId" = f.id AND link."targetId" = ANY(${filters.targetIds.map(uuidOrNil)}::uuid[]))`,
+    );
+  }
+  if (filters.assetId) where.push(Prisma.sql`f."assetId" = ${uuidOrNil(filters.assetId)}::uuid`);
+  if (filters.search) {
+    const pattern = `%${escapeLike(filters.search)}%`;
+    where.push(Prisma.sql`(f."name" ILIKE ${pattern} OR f."checkId" ILIKE ${pattern} OR f."description" ILIKE ${pattern})`);
+  }
+  return where;
 }
 
 export async function findFindingPage(read: PreparedRead, query: FindingPageQuery): Promise<FindingPageRow[]> {
@@ -56,19 +68,8 @@ export async function findFindingPage(read: PreparedRead, query: FindingPageQuer
   const filters = [
     Prisma.sql`f."workspaceId" = ${query.workspaceId}::uuid`,
     Prisma.sql`EXISTS (SELECT 1 FROM "workspace_member" mine WHERE mine."workspaceId" = f."workspaceId" AND mine."userId" = ${query.viewerId})`,
-    ...severityAndStatus(Prisma.raw('f'), query),
+    ...findingFilterSql(query),
   ];
-  // Malformed ids match nothing (as findingWhere), rather than failing the statement's uuid casts.
-  if (query.targetIds?.length) {
-    filters.push(
-      Prisma.sql`EXISTS (SELECT 1 FROM "finding_target" link WHERE link."findingId" = f.id AND link."targetId" = ANY(${query.targetIds.map(uuidOrNil)}::uuid[]))`,
-    );
-  }
-  if (query.assetId) filters.push(Prisma.sql`f."assetId" = ${uuidOrNil(query.assetId)}::uuid`);
-  if (query.search) {
-    const pattern = `%${escapeLike(query.search)}%`;
-    filters.push(Prisma.sql`(f."name" ILIKE ${pattern} OR f."checkId" ILIKE ${pattern} OR f."description" ILIKE ${pattern})`);
-  }
   // Severity sorts by rank (the enum's order), then the latest first, as listFindings asks Prisma.
   const then = query.sortBy === 'severity' ? Prisma.sql`f."lastSeenAt" DESC` : undefined;
   const page = pageOfIds({
@@ -78,7 +79,7 @@ export async function findFindingPage(read: PreparedRead, query: FindingPageQuer
     then,
     where: filters,
     direction: query.direction,
-    total: countedByCounters(query) ? counterTotal(query) : undefined,
+    total: findingCounterTotal(query.workspaceId, query),
     limit: query.limit,
     offset: query.offset,
   });

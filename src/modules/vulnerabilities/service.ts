@@ -7,6 +7,9 @@ import { escapeLike, pageEnvelope, type Page } from '../../pagination.js';
 import { publishChanges, recordChanges, trackChanges } from '../changes/record.js';
 import { nodeIdOf } from '../../graphql/ids.js';
 import { findFindingPage } from './page-sql.js';
+import { counterWhere, countedByCounters, type FindingListFilters } from './list-total.js';
+import type { ServedFindingPage } from './connection-page.js';
+import { findWorkspaceWithFindingPage } from './workspace-page-sql.js';
 import {
   dismissFindingsInput,
   findingStatisticsInput,
@@ -16,7 +19,6 @@ import {
   type DismissFindingsInput,
   type FindingStatisticsInput,
   type FindingStatus,
-  type FindingStatusFilter,
   type ListFindingsInput,
   type ReopenFindingsInput,
   type Severity,
@@ -75,13 +77,8 @@ function toEventResponse(event: FindingEventRow): FindingEventResponse {
   return { id: event.id, type: event.type, scanId: event.scanId, actorId: event.actorId, comment: event.comment, createdAt: event.createdAt };
 }
 
-export interface FindingFilters {
+export interface FindingFilters extends FindingListFilters {
   workspaceId?: string;
-  severity?: Severity[];
-  status?: FindingStatusFilter;
-  targetIds?: string[];
-  assetId?: string;
-  search?: string;
 }
 
 /** The visibility rule AND-ed with the filters: shared by the REST page, the GraphQL connection and lookups. */
@@ -124,21 +121,12 @@ export async function listFindings(ctx: ServiceContext, workspaceId: string, inp
   return pageEnvelope(rows.map(toFindingResponse), total, page, limit);
 }
 
-export type FindingListFilters = Omit<FindingFilters, 'workspaceId'>;
-
-/** Whether a list's total can be summed from finding_count: filtered by status and severity alone. */
-const countedByCounters = (filters: FindingListFilters) => !(filters.targetIds?.length || filters.assetId || filters.search);
-
-const counterWhere = (filters: FindingListFilters) => ({
-  ...(filters.status && filters.status !== 'all' ? { status: filters.status } : {}),
-  ...(filters.severity?.length ? { severity: { in: filters.severity } } : {}),
-});
+export type { FindingListFilters };
 
 /**
- * The total of a workspace's finding list, for the REST page: summed from finding_count (kept exact by the
- * database's triggers on every write) when the filters allow, a few counter rows instead of every matching
- * row whatever the workspace's size; else the matching rows counted. The caller has checked the workspace is
- * the viewer's, which is all findingWhere's visibility rule asks.
+ * The total of a workspace's finding list, for a REST page past the end (a page's statement carries it on its
+ * rows): summed from finding_count when the filters allow (list-total.ts), else the matching rows counted. The
+ * caller has checked the workspace is the viewer's, which is all findingWhere's visibility rule asks.
  */
 async function countFindingList(ctx: ServiceContext, workspaceId: string, filters: FindingListFilters): Promise<number> {
   if (!countedByCounters(filters)) return ctx.deps.prisma.finding.count({ where: findingWhere(ctx, { ...filters, workspaceId }) });
@@ -149,12 +137,21 @@ async function countFindingList(ctx: ServiceContext, workspaceId: string, filter
 /**
  * The same total read by the statement that loads the workspace (the GraphQL connection, its page beside it):
  * the workspace's finding_count rows when the filters allow, else a count of the matching rows in that
- * statement. findingListTotalOf reads it from the loaded row. The workspace was loaded through the visibility rule.
+ * statement, under the page's own `where` (findingWhere for these filters). findingListTotalOf reads it from
+ * the loaded row. The workspace was loaded through the visibility rule.
  */
-export function findingListTotalSelection(ctx: ServiceContext, filters: FindingListFilters) {
+export function findingListTotalSelection(filters: FindingListFilters, where: Prisma.FindingWhereInput) {
   return countedByCounters(filters)
     ? { findingCounts: { where: counterWhere(filters), select: { count: true } } }
-    : { _count: { select: { findings: { where: findingWhere(ctx, filters) } } } };
+    : { _count: { select: { findings: { where } } } };
+}
+
+/**
+ * GraphQL's `workspace(id)` with its finding page, in one statement, for the workspaces module when
+ * connection-page.ts says the statement serves its query: null when the viewer is no member.
+ */
+export function findWorkspaceWithFindings(ctx: ServiceContext, workspaceId: string, page: ServedFindingPage) {
+  return findWorkspaceWithFindingPage(ctx.deps.db.read, { ...page, viewerId: requireViewer(ctx).id, workspaceId });
 }
 
 export function findingListTotalOf(workspace: { findingCounts?: { count: number }[]; _count?: { findings?: number } }): number {

@@ -19,6 +19,10 @@ import { findWorkspacePage } from './page-sql.js';
 import { servedByPageStatement } from './connection-page.js';
 import { servedByTargetPage } from '../targets/connection-page.js';
 import { findWorkspaceWithTargets } from '../targets/service.js';
+import { servedByAssetPage } from '../assets/connection-page.js';
+import { findWorkspaceWithAssets } from '../assets/service.js';
+import { servedByFindingPage } from '../vulnerabilities/connection-page.js';
+import { findWorkspaceWithFindings } from '../vulnerabilities/service.js';
 
 export interface WorkspaceFilters {
   search?: string;
@@ -155,9 +159,13 @@ export function visibleWorkspaceWhereUnique(ctx: ServiceContext, id: string): Pr
 export async function findVisibleWorkspace<Q extends object>(ctx: ServiceContext, id: string, query: Q) {
   const viewer = requireViewer(ctx);
   if (!isUuid(id)) return null;
+  // Its row and a page of its targets, assets or findings, in one statement (that module's; see its connection-page.ts).
   const targetPage = servedByTargetPage(query);
-  // Its row and a page of its targets, in one statement (the targets module's; see its connection-page.ts).
   if (targetPage) return findWorkspaceWithTargets(ctx, id, targetPage) as never;
+  const assetPage = servedByAssetPage(query);
+  if (assetPage) return findWorkspaceWithAssets(ctx, id, assetPage) as never;
+  const findingPage = servedByFindingPage(query);
+  if (findingPage) return findWorkspaceWithFindings(ctx, id, findingPage) as never;
   return ctx.deps.prisma.workspace.findFirst({ ...query, where: { id, ...visibleWorkspacesWhere(viewer) } });
 }
 
