@@ -20,7 +20,7 @@ const types = {
 
 /**
  * The hottest hand-written reads (the workspace page: OASM's clients' first request, and GraphQL's workspace list;
- * the target and message pages) run on the pool Prisma's adapter uses, as named prepared statements, without Prisma's raw path on top: that
+ * the target, asset, finding and message pages) run on the pool Prisma's adapter uses, as named prepared statements, without Prisma's raw path on top: that
  * path maps every row and value once more after the driver, and cost the page about a tenth of its requests/s
  * (`npm run bench:api`, part oasm). The same pool means the same connections and limits: on the embedded
  * database, the one connection, waiting for a transaction that holds it like any statement of Prisma's.
