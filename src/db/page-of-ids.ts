@@ -18,8 +18,8 @@ export interface PageOfIdsQuery {
    * (e.g. the viewer's memberships for an unfiltered workspace list); by default they are counted.
    */
   total?: Prisma.Sql;
-  /** Keyset: a subquery giving the (sort, id) of the row the page starts after, within the same filters. */
-  after?: Prisma.Sql;
+  /** Keyset: the (UUID) id of the row the page starts after, looked up within the same filters. */
+  afterId?: string;
   limit: number;
   offset: number;
 }
@@ -38,10 +38,13 @@ export function pageOfIds(query: PageOfIdsQuery): Prisma.Sql {
   const comparison = Prisma.raw(query.direction === 'ASC' ? '>' : '<');
   const where = Prisma.join(query.where, ' AND ');
   // As Prisma's cursors: a cursor row outside the filtered list starts nothing (an empty page), not a position.
-  const keyset = query.after ? Prisma.sql`AND (${query.sort}, ${query.id}) ${comparison} (${query.after})` : Prisma.empty;
+  const after = query.afterId
+    ? Prisma.sql`SELECT ${query.sort}, ${query.id} FROM ${query.from} WHERE ${query.id} = ${query.afterId}::uuid AND ${where}`
+    : undefined;
+  const keyset = after ? Prisma.sql`AND (${query.sort}, ${query.id}) ${comparison} (${after})` : Prisma.empty;
   const total = query.total ?? Prisma.sql`(SELECT count(*) FROM ${query.from} WHERE ${where})`;
   // A keyset compares (sort, id) alone: a page with terms between them has no such position.
-  if (query.then && query.after) throw new Error('pageOfIds: a keyset page orders by its sort and id alone');
+  if (query.then && query.afterId) throw new Error('pageOfIds: a keyset page orders by its sort and id alone');
   const then = query.then ? Prisma.sql`, ${query.then}` : Prisma.empty;
   return Prisma.sql`
       SELECT ${query.id} AS id, ${total} AS total

@@ -1,7 +1,7 @@
 import { Prisma } from '../../db.js';
 import { utcFromJson, type PreparedRead } from '../../db/prepared-read.js';
 import { pageOfIds } from '../../db/page-of-ids.js';
-import { WORKSPACE_COLUMNS, type WorkspaceRow } from '../workspaces/page-sql.js';
+import { findWorkspaceWithPage, type WorkspaceRow } from '../workspaces/page-sql.js';
 import type { ServedAssetPage } from './connection-page.js';
 import { assetCounterTotal, assetFilterSql } from './page-sql.js';
 import type { AssetKind } from './schemas.js';
@@ -52,7 +52,6 @@ export type WorkspaceWithAssetPage = WorkspaceRow & {
 type Timestamps<T, K extends keyof T> = Omit<T, K> & { [P in K]: T[P] extends Date ? string : string | null };
 type RawDiscovery = Timestamps<DiscoveryRow, 'firstSeenAt' | 'lastSeenAt'>;
 type RawAsset = Timestamps<Omit<AssetRowWithDiscoveries, 'discoveries'>, 'firstSeenAt' | 'lastSeenAt' | 'dismissedAt'> & { discoveries?: RawDiscovery[] };
-type RawRow = WorkspaceRow & { assets: RawAsset[]; total: number | null };
 
 export async function findWorkspaceWithAssetPage(
   read: PreparedRead,
@@ -66,9 +65,7 @@ export async function findWorkspaceWithAssetPage(
     sort: Prisma.sql`a."lastSeenAt"`,
     where: filters,
     direction: 'DESC',
-    after: query.after
-      ? Prisma.sql`SELECT a."lastSeenAt", a.id FROM "asset" a WHERE a.id = ${query.after}::uuid AND ${Prisma.join(filters, ' AND ')}`
-      : undefined,
+    afterId: query.after,
     limit: query.limit,
     offset: 0,
   });
@@ -84,23 +81,22 @@ export async function findWorkspaceWithAssetPage(
   const total = query.total
     ? (assetCounterTotal(query.workspaceId, query) ?? Prisma.sql`(SELECT count(*) FROM "asset" a WHERE ${Prisma.join(filters, ' AND ')})`)
     : Prisma.sql`NULL`;
-  const [row] = await read<RawRow>(Prisma.sql`
-    WITH page AS (${page})
-    SELECT ${WORKSPACE_COLUMNS}, (${total})::int AS total,
-           COALESCE((
+  const row = await findWorkspaceWithPage<RawAsset>(read, {
+    workspaceId: query.workspaceId,
+    viewerId: query.viewerId,
+    page,
+    total,
+    items: Prisma.sql`
              SELECT json_agg(json_build_object(
                       'id', a.id, 'workspaceId', a."workspaceId", 'kind', a."kind", 'key', a."key", 'value', a."value", 'data', a."data",
                       'enabled', a."enabled", 'parentId', a."parentId", 'targetId', a."targetId", 'lastScanId', a."lastScanId",
                       'firstSeenAt', a."firstSeenAt", 'lastSeenAt', a."lastSeenAt", 'dismissedAt', a."dismissedAt",
                       'references', a."references"${discoveries})
                     ORDER BY a."lastSeenAt" DESC, a.id DESC)
-             FROM page JOIN "asset" a ON a.id = page.id
-           ), '[]'::json) AS assets
-    FROM "workspace" w
-    WHERE w.id = ${query.workspaceId}::uuid
-      AND EXISTS (SELECT 1 FROM "workspace_member" mine WHERE mine."workspaceId" = w.id AND mine."userId" = ${query.viewerId})`);
+             FROM page JOIN "asset" a ON a.id = page.id`,
+  });
   if (!row) return null;
-  const { assets, total: count, ...workspace } = row;
+  const { items: assets, total: count, ...workspace } = row;
   const answer: WorkspaceWithAssetPage = { ...workspace, assets: assets.map(assetOf) };
   if (query.total === 'counters') answer.assetCounts = [{ count: count ?? 0 }];
   if (query.total === 'count') answer._count = { assets: count ?? 0 };

@@ -4,7 +4,7 @@ import { pageOfIds } from '../../db/page-of-ids.js';
 import { escapeLike } from '../../pagination.js';
 import { assetCountOfTargetSql } from '../assets/service.js';
 import { openFindingCountOfTargetSql } from '../vulnerabilities/service.js';
-import { WORKSPACE_COLUMNS, type WorkspaceRow } from '../workspaces/page-sql.js';
+import { findWorkspaceWithPage, type WorkspaceRow } from '../workspaces/page-sql.js';
 import type { ServedTargetPage } from './connection-page.js';
 import type { TargetRow } from './response.js';
 
@@ -27,7 +27,6 @@ type RawTarget = Omit<TargetRow, 'lastScannedAt' | 'createdAt' | 'updatedAt'> & 
   assetCount?: number;
   findingCount?: number;
 };
-type RawRow = WorkspaceRow & { targets: RawTarget[]; total: number | null };
 
 export async function findWorkspaceWithTargetPage(
   read: PreparedRead,
@@ -43,31 +42,28 @@ export async function findWorkspaceWithTargetPage(
     sort: Prisma.sql`t."createdAt"`,
     where: filters,
     direction: 'DESC',
-    after: query.after
-      ? Prisma.sql`SELECT t."createdAt", t.id FROM "target" t WHERE t.id = ${query.after}::uuid AND ${Prisma.join(filters, ' AND ')}`
-      : undefined,
+    afterId: query.after,
     limit: query.limit,
     offset: 0,
   });
   const assetCount = query.withAssetCount ? Prisma.sql`, 'assetCount', ${assetCountOfTargetSql(Prisma.sql`t.id`)}` : Prisma.empty;
   const findingCount = query.withFindingCount ? Prisma.sql`, 'findingCount', ${openFindingCountOfTargetSql(Prisma.sql`t.id`)}` : Prisma.empty;
   // Counted on its own, so an empty page (past the end, or after the last cursor) has it too.
-  const total = query.withTotal ? Prisma.sql`(SELECT count(*)::int FROM "target" t WHERE ${Prisma.join(filters, ' AND ')})` : Prisma.sql`NULL::int`;
-  const [row] = await read<RawRow>(Prisma.sql`
-    WITH page AS (${page})
-    SELECT ${WORKSPACE_COLUMNS}, ${total} AS total,
-           COALESCE((
-             SELECT json_agg(json_build_object(
-                      'id', t.id, 'workspaceId', t."workspaceId", 'value', t."value", 'type', t."type", 'lastScannedAt', t."lastScannedAt",
-                      'createdById', t."createdById", 'createdAt', t."createdAt", 'updatedAt', t."updatedAt"${assetCount}${findingCount})
-                    ORDER BY t."createdAt" DESC, t.id DESC)
-             FROM page JOIN "target" t ON t.id = page.id
-           ), '[]'::json) AS targets
-    FROM "workspace" w
-    WHERE w.id = ${query.workspaceId}::uuid
-      AND EXISTS (SELECT 1 FROM "workspace_member" mine WHERE mine."workspaceId" = w.id AND mine."userId" = ${query.viewerId})`);
+  const total = query.withTotal ? Prisma.sql`(SELECT count(*) FROM "target" t WHERE ${Prisma.join(filters, ' AND ')})` : Prisma.sql`NULL`;
+  const row = await findWorkspaceWithPage<RawTarget>(read, {
+    workspaceId: query.workspaceId,
+    viewerId: query.viewerId,
+    page,
+    total,
+    items: Prisma.sql`
+      SELECT json_agg(json_build_object(
+               'id', t.id, 'workspaceId', t."workspaceId", 'value', t."value", 'type', t."type", 'lastScannedAt', t."lastScannedAt",
+               'createdById', t."createdById", 'createdAt', t."createdAt", 'updatedAt', t."updatedAt"${assetCount}${findingCount})
+             ORDER BY t."createdAt" DESC, t.id DESC)
+      FROM page JOIN "target" t ON t.id = page.id`,
+  });
   if (!row) return null;
-  const { targets, total: count, ...workspace } = row;
+  const { items: targets, total: count, ...workspace } = row;
   return {
     ...workspace,
     ...(query.withTotal ? { _count: { targets: count ?? 0 } } : {}),

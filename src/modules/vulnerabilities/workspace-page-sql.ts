@@ -1,7 +1,7 @@
 import { Prisma } from '../../db.js';
 import { utcFromJson, type PreparedRead } from '../../db/prepared-read.js';
 import { pageOfIds } from '../../db/page-of-ids.js';
-import { WORKSPACE_COLUMNS, type WorkspaceRow } from '../workspaces/page-sql.js';
+import { findWorkspaceWithPage, type WorkspaceRow } from '../workspaces/page-sql.js';
 import type { ServedFindingPage } from './connection-page.js';
 import { findingCounterTotal, findingFilterSql } from './page-sql.js';
 
@@ -21,7 +21,6 @@ export type WorkspaceWithFindingPage = WorkspaceRow & {
 
 type TimestampColumn = 'firstSeenAt' | 'lastSeenAt' | 'fixedAt' | 'dismissedAt' | 'updatedAt';
 type RawFinding = Omit<FindingRow, TimestampColumn> & { [K in TimestampColumn]: FindingRow[K] extends Date ? string : string | null };
-type RawRow = WorkspaceRow & { findings: RawFinding[]; total: number | null };
 
 export async function findWorkspaceWithFindingPage(
   read: PreparedRead,
@@ -35,9 +34,7 @@ export async function findWorkspaceWithFindingPage(
     sort: Prisma.sql`f."lastSeenAt"`,
     where: filters,
     direction: 'DESC',
-    after: query.after
-      ? Prisma.sql`SELECT f."lastSeenAt", f.id FROM "finding" f WHERE f.id = ${query.after}::uuid AND ${Prisma.join(filters, ' AND ')}`
-      : undefined,
+    afterId: query.after,
     limit: query.limit,
     offset: 0,
   });
@@ -45,10 +42,12 @@ export async function findWorkspaceWithFindingPage(
   const total = query.total
     ? (findingCounterTotal(query.workspaceId, query) ?? Prisma.sql`(SELECT count(*) FROM "finding" f WHERE ${Prisma.join(filters, ' AND ')})`)
     : Prisma.sql`NULL`;
-  const [row] = await read<RawRow>(Prisma.sql`
-    WITH page AS (${page})
-    SELECT ${WORKSPACE_COLUMNS}, (${total})::int AS total,
-           COALESCE((
+  const row = await findWorkspaceWithPage<RawFinding>(read, {
+    workspaceId: query.workspaceId,
+    viewerId: query.viewerId,
+    page,
+    total,
+    items: Prisma.sql`
              SELECT json_agg(json_build_object(
                       'id', f.id, 'workspaceId', f."workspaceId", 'fingerprint', f."fingerprint", 'checkId', f."checkId", 'source', f."source",
                       'name', f."name", 'severity', f."severity", 'description', f."description", 'remediation', f."remediation",
@@ -58,13 +57,10 @@ export async function findWorkspaceWithFindingPage(
                       'dismissComment', f."dismissComment", 'dismissedAt', f."dismissedAt", 'dismissedById', f."dismissedById",
                       'updatedAt', f."updatedAt")
                     ORDER BY f."lastSeenAt" DESC, f.id DESC)
-             FROM page JOIN "finding" f ON f.id = page.id
-           ), '[]'::json) AS findings
-    FROM "workspace" w
-    WHERE w.id = ${query.workspaceId}::uuid
-      AND EXISTS (SELECT 1 FROM "workspace_member" mine WHERE mine."workspaceId" = w.id AND mine."userId" = ${query.viewerId})`);
+             FROM page JOIN "finding" f ON f.id = page.id`,
+  });
   if (!row) return null;
-  const { findings, total: count, ...workspace } = row;
+  const { items: findings, total: count, ...workspace } = row;
   const answer: WorkspaceWithFindingPage = { ...workspace, findings: findings.map(findingOf) };
   if (query.total === 'counters') answer.findingCounts = [{ count: count ?? 0 }];
   if (query.total === 'count') answer._count = { findings: count ?? 0 };

@@ -67,6 +67,25 @@ export const WORKSPACE_COLUMNS = Prisma.sql`w.id::text AS id, w."name", w."descr
 /** The workspace's row by itself (what WORKSPACE_COLUMNS reads). */
 export type WorkspaceRow = Omit<WorkspacePageRow, 'total' | '_count' | 'members'>;
 
+/**
+ * A workspace's row, for a member only, with one page of a relation that the relation's own module reads
+ * (targets/, assets/, vulnerabilities/workspace-page-sql.ts: GraphQL's `workspace(id) { <list> }`), in one
+ * statement: `page` gives the page's ids (db/page-of-ids.ts), `items` the json_agg of its rows joined on `page`,
+ * `total` the list's total or NULL. The membership check gates the whole answer: null for anyone else.
+ */
+export async function findWorkspaceWithPage<Item>(
+  read: PreparedRead,
+  query: { workspaceId: string; viewerId: string; page: Prisma.Sql; items: Prisma.Sql; total: Prisma.Sql },
+): Promise<(WorkspaceRow & { items: Item[]; total: number | null }) | null> {
+  const [row] = await read<WorkspaceRow & { items: Item[]; total: number | null }>(Prisma.sql`
+    WITH page AS (${query.page})
+    SELECT ${WORKSPACE_COLUMNS}, (${query.total})::int AS total, COALESCE((${query.items}), '[]'::json) AS items
+    FROM "workspace" w
+    WHERE w.id = ${query.workspaceId}::uuid
+      AND EXISTS (SELECT 1 FROM "workspace_member" mine WHERE mine."workspaceId" = w.id AND mine."userId" = ${query.viewerId})`);
+  return row ?? null;
+}
+
 type RawMember = Omit<WorkspacePageRow['members'][number], 'createdAt' | 'updatedAt'> & { createdAt: string; updatedAt: string };
 type RawRow = Omit<WorkspacePageRow, 'members' | '_count'> & { members: RawMember[]; targetCount: number };
 
@@ -85,9 +104,7 @@ export async function findWorkspacePage(read: PreparedRead, query: WorkspacePage
     sort: Prisma.sql`w.${column}`,
     where: filters,
     direction: query.direction,
-    after: query.after
-      ? Prisma.sql`SELECT w.${column}, w.id FROM "workspace" w WHERE w.id = ${query.after}::uuid AND ${Prisma.join(filters, ' AND ')}`
-      : undefined,
+    afterId: query.after,
     // Unfiltered, the list is the viewer's memberships ((workspaceId, userId) is unique and each has its workspace):
     // counted on their index alone.
     total:
