@@ -4,7 +4,7 @@ import { utcFromJson, type PreparedRead } from '../../db/prepared-read.js';
 import { pageOfIds } from '../../db/page-of-ids.js';
 import { escapeLike } from '../../pagination.js';
 import { countedByCounters, type AssetListFilters } from './list-total.js';
-import type { ASSET_SORT_FIELDS, AssetKind } from './schemas.js';
+import type { ASSET_SORT_FIELDS } from './schemas.js';
 
 /**
  * The REST asset page in one prepared statement: the page's rows with their discovery provenance (oldest source
@@ -22,24 +22,14 @@ export interface AssetPageQuery extends AssetListFilters {
   limit: number;
 }
 
-export interface AssetPageRow {
-  id: string;
-  workspaceId: string;
-  kind: AssetKind;
-  key: string;
-  value: string;
-  data: Prisma.JsonValue;
-  enabled: boolean;
-  parentId: string | null;
-  targetId: string | null;
-  lastScanId: string | null;
-  firstSeenAt: Date;
-  lastSeenAt: Date;
-  dismissedAt: Date | null;
-  references: string[];
-  discoveries: Array<{ source: string; from: string | null; fromAssetId: string | null; scanId: string | null; firstSeenAt: Date; lastSeenAt: Date }>;
+/** The asset table's columns and a provenance row's, as Prisma types them (the statements read the same columns). */
+export type AssetColumns = Prisma.AssetGetPayload<object>;
+export type AssetDiscoveryColumns = Prisma.AssetDiscoveryGetPayload<object>;
+
+export type AssetPageRow = AssetColumns & {
+  discoveries: Array<Pick<AssetDiscoveryColumns, 'source' | 'from' | 'fromAssetId' | 'scanId' | 'firstSeenAt' | 'lastSeenAt'>>;
   total: number;
-}
+};
 
 type RawDiscovery = Omit<AssetPageRow['discoveries'][number], 'firstSeenAt' | 'lastSeenAt'> & { firstSeenAt: string; lastSeenAt: string };
 type RawRow = Omit<AssetPageRow, 'discoveries'> & { discoveries: RawDiscovery[] };

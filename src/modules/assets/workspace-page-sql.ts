@@ -3,8 +3,7 @@ import { utcFromJson, type PreparedRead } from '../../db/prepared-read.js';
 import { pageOfIds } from '../../db/page-of-ids.js';
 import { findWorkspaceWithPage, type WorkspaceRow } from '../workspaces/page-sql.js';
 import type { ServedAssetPage } from './connection-page.js';
-import { assetCounterTotal, assetFilterSql } from './page-sql.js';
-import type { AssetKind } from './schemas.js';
+import { assetCounterTotal, assetFilterSql, type AssetColumns, type AssetDiscoveryColumns } from './page-sql.js';
 
 /**
  * GraphQL's `workspace(id) { assets(...) }` in one prepared statement, where connection-page.ts says it serves
@@ -13,35 +12,9 @@ import type { AssetKind } from './schemas.js';
  * total as one row: assetListTotalOf sums them), so the Prisma plugin resolves the nested fields from it as from
  * its own rows. Prisma answered in one statement too, but building and mapping it cost most of the request.
  */
-interface DiscoveryRow {
-  id: string;
-  assetId: string;
-  workspaceId: string;
-  source: string;
-  from: string | null;
-  fromAssetId: string | null;
-  scanId: string | null;
-  firstSeenAt: Date;
-  lastSeenAt: Date;
-}
+type DiscoveryRow = AssetDiscoveryColumns;
 
-export interface AssetRowWithDiscoveries {
-  id: string;
-  workspaceId: string;
-  kind: AssetKind;
-  key: string;
-  value: string;
-  data: Prisma.JsonValue;
-  enabled: boolean;
-  parentId: string | null;
-  targetId: string | null;
-  lastScanId: string | null;
-  firstSeenAt: Date;
-  lastSeenAt: Date;
-  dismissedAt: Date | null;
-  references: string[];
-  discoveries?: DiscoveryRow[];
-}
+export type AssetRowWithDiscoveries = AssetColumns & { discoveries?: DiscoveryRow[] };
 
 export type WorkspaceWithAssetPage = WorkspaceRow & {
   assets: AssetRowWithDiscoveries[];
