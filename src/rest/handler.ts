@@ -1,27 +1,15 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { createOpenApiNodeHttpHandler } from 'trpc-to-openapi';
+import { callTRPCProcedure, TRPCError } from '@trpc/server';
 import type { ServiceContext } from '../context.js';
 import { AppError, errorBody, type ErrorBody } from '../errors.js';
 import { restRouter } from './router.js';
+import { buildRouteTable, normalizePath, queryInput, type RestRoute } from './openapi-routes.js';
+import { auditRestWrite, type RestWriteOutcome } from './audit-edge.js';
+import type { RestContext } from './trpc.js';
 import { REST_PREFIX } from './openapi.js';
 import { toErrorBody } from './error-body.js';
-import { keepBodyTypesStrict } from './strict-body.js';
 import { bodyShapeProblem, inputProblem } from './inspect-input.js';
 import { databaseUnavailableError } from '../db/unavailable.js';
-
-type Next = () => void;
-
-/** What handleRest found before the tRPC handler runs, handed to its createContext on the request. */
-type PreparedRequest = IncomingMessage & { svc: ServiceContext; restHeaders: Headers; bodyProblem?: AppError };
-
-keepBodyTypesStrict(restRouter._def.procedures);
-
-/** Success status per procedure path (e.g. 201 for creations), read once from the procedures' meta. */
-const successStatusByPath = new Map<string, number>();
-for (const [path, procedure] of Object.entries(restRouter._def.procedures)) {
-  const status = (procedure as unknown as { _def: { meta?: { successStatus?: number } } })._def.meta?.successStatus;
-  if (status) successStatusByPath.set(path, status);
-}
 
 export function sendError(res: ServerResponse, body: ErrorBody, headers: Record<string, string> = {}): void {
   const retryAfter = body.retryAfterSeconds ? { 'retry-after': String(body.retryAfterSeconds) } : {};
@@ -76,48 +64,43 @@ export interface RestHandlerOptions {
   onUnexpectedError: (error: unknown, procedurePath: string | undefined) => void;
 }
 
-export function createRestHandler(options: RestHandlerOptions) {
-  const openApiHandler = createOpenApiNodeHttpHandler({
-    router: restRouter,
-    maxBodySize: options.bodyLimit,
-    createContext: async ({ req }) => {
-      const { svc, restHeaders, bodyProblem } = req as PreparedRequest;
-      return { svc, headers: restHeaders, bodyProblem };
-    },
-    onError: ({ error, path }) => {
-      if (toErrorBody(error).statusCode >= 500) options.onUnexpectedError(error.cause ?? error, path);
-    },
-    responseMeta: ({ paths, errors }) => {
-      if (errors.length || !paths?.[0]) return {};
-      return { status: successStatusByPath.get(paths[0]) ?? 200 };
-    },
-  });
+/** Built once: it sets the input schemas' coercion flags, which the procedures share across apps. */
+const routes = buildRouteTable(restRouter);
 
+export function createRestHandler(options: RestHandlerOptions) {
   return async function handleRest(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const originalUrl = req.url ?? '/';
     try {
       // Always read the body of a method that may have one: a missing or empty body (no Content-Length, or an
       // empty chunked one) is "no input", which body-less operations (rotate, cancel, sign-out) accept.
+      let body: unknown;
+      let bodyProblem: AppError | undefined;
       if (hasBody(req.method)) {
-        const body = await readJsonBody(req, options.bodyLimit, { requireJsonType: true, inspectLater: true });
+        body = await readJsonBody(req, options.bodyLimit, { requireJsonType: true, inspectLater: true });
         // Shape and depth now, while the body is as sent; NUL characters in the edge middleware, which knows the operation.
-        const bodyProblem = bodyShapeProblem(body) ?? inputProblem(body, { nul: false });
+        bodyProblem = bodyShapeProblem(body) ?? inputProblem(body, { nul: false }) ?? undefined;
         // A refused body goes no further (the edge middleware raises the problem once the caller is known).
-        Object.assign(req, bodyProblem ? { body: undefined, bodyProblem } : { body });
+        if (bodyProblem) body = undefined;
       }
       const headers = toHeaders(req);
       const svc = await options.buildContext(headers, req);
-      Object.assign(req, { svc, restHeaders: headers });
-      interceptErrors(res, svc);
-      // trpc-to-openapi knows paths as /api/...; the /api/v1 prefix is ours.
-      req.url = originalUrl.slice(REST_PREFIX.length) || '/';
-      // The JSON body check above is ours; tell the handler the content is JSON whatever the charset.
-      if (hasBody(req.method)) req.headers['content-type'] = 'application/json';
+      // Routes are known as /api/...; the /api/v1 prefix is ours.
+      const url = new URL(`http://127.0.0.1${originalUrl.slice(REST_PREFIX.length) || '/'}`);
+      const found = routes.match(req.method ?? 'GET', normalizePath(url.pathname));
       // Paths no procedure serves (the auth library's other routes among them) are 404 like any unknown path.
-      await openApiHandler(req, res, (() => {
-        req.url = originalUrl;
-        sendError(res, errorBody(new AppError('NOT_FOUND', `No route ${req.method} ${originalUrl.split('?')[0]}`)));
-      }) as Next);
+      if (!found) return sendError(res, errorBody(new AppError('NOT_FOUND', `No route ${req.method} ${originalUrl.split('?')[0]}`)));
+      const { route, pathInput } = found;
+      // Path parameters win over query and body fields of the same name.
+      const input = route.noInput ? undefined : { ...(route.inputFromQuery ? queryInput(url.searchParams, route.arrayKeys) : (body as object)), ...pathInput };
+      const ctx: RestContext = { svc, headers, bodyProblem };
+      const outcome = await callProcedure(route, ctx, input);
+      // Every write is audited, refused ones too (401, 403, 400 on its input), before the answer leaves.
+      if (route.type === 'mutation') await auditRestWrite({ ctx, meta: route.meta, path: route.procedurePath, rawInput: input, result: outcome });
+      if (outcome.ok) return sendProcedureResponse(res, svc, route.successStatus, outcome.data);
+      const failure = toErrorBody(outcome.error);
+      if (failure.statusCode >= 500)
+        options.onUnexpectedError(outcome.error instanceof TRPCError ? (outcome.error.cause ?? outcome.error) : outcome.error, route.procedurePath);
+      sendProcedureResponse(res, svc, failure.statusCode, failure);
     } catch (error) {
       if (res.headersSent) return;
       const expected = error instanceof AppError ? error : databaseUnavailableError(error);
@@ -125,6 +108,39 @@ export function createRestHandler(options: RestHandlerOptions) {
       else throw error;
     }
   };
+}
+
+/** Runs the procedure: its gates, input schema, resolver and output schema (tRPC's middleware chain). */
+async function callProcedure(route: RestRoute, ctx: RestContext, input: unknown): Promise<RestWriteOutcome['result']> {
+  try {
+    return {
+      ok: true,
+      data: await callTRPCProcedure({
+        router: restRouter,
+        path: route.procedurePath,
+        getRawInput: async () => input,
+        ctx,
+        type: route.type,
+        signal: undefined,
+        batchIndex: 0,
+      }),
+    };
+  } catch (error) {
+    return { ok: false, error };
+  }
+}
+
+/** A procedure's answer or error, with the headers its service asked for (a session cookie on sign-in, …). */
+function sendProcedureResponse(res: ServerResponse, svc: ServiceContext, status: number, body: unknown): void {
+  res.statusCode = status;
+  res.setHeader('content-type', 'application/json');
+  for (const [key, value] of svc.responseHeaders) {
+    if (key === 'set-cookie') res.setHeader('set-cookie', svc.responseHeaders.getSetCookie());
+    else res.setHeader(key, value);
+  }
+  const retryAfter = status >= 400 ? (body as ErrorBody).retryAfterSeconds : undefined;
+  if (retryAfter) res.setHeader('retry-after', String(retryAfter));
+  res.end(JSON.stringify(body));
 }
 
 function toHeaders(req: IncomingMessage): Headers {
@@ -138,32 +154,3 @@ function toHeaders(req: IncomingMessage): Headers {
 }
 
 export { toHeaders };
-
-/**
- * trpc-to-openapi writes errors as `{...errorShape, message, code, issues}`; our errorFormatter put the
- * real body under `app`. Rewrite the response just before it leaves, and apply headers services asked for.
- */
-function interceptErrors(res: ServerResponse, svc: ServiceContext): void {
-  const end = res.end.bind(res) as (chunk?: unknown, ...rest: unknown[]) => ServerResponse;
-  res.end = ((chunk?: unknown, ...rest: unknown[]) => {
-    if (!res.headersSent) {
-      for (const [key, value] of svc.responseHeaders) {
-        if (key === 'set-cookie') res.setHeader('set-cookie', svc.responseHeaders.getSetCookie());
-        else res.setHeader(key, value);
-      }
-    }
-    if (res.statusCode >= 400 && typeof chunk === 'string' && !res.headersSent) {
-      try {
-        const parsed = JSON.parse(chunk) as { app?: ErrorBody };
-        if (parsed.app) {
-          res.statusCode = parsed.app.statusCode;
-          if (parsed.app.retryAfterSeconds) res.setHeader('retry-after', String(parsed.app.retryAfterSeconds));
-          chunk = JSON.stringify(parsed.app);
-        }
-      } catch {
-        // not ours: leave it
-      }
-    }
-    return end(chunk, ...rest);
-  }) as ServerResponse['end'];
-}

@@ -2,8 +2,6 @@ import { initTRPC, TRPCError } from '@trpc/server';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import type { ServiceContext } from '../context.js';
 import type { AppError } from '../errors.js';
-import { toErrorBody } from './error-body.js';
-import { auditRestWrite } from './audit-edge.js';
 
 export interface RestContext {
   svc: ServiceContext;
@@ -11,9 +9,9 @@ export interface RestContext {
   headers: Headers;
   /**
    * Why the JSON body is refused before any schema sees it (not an object, too deep, a NUL character), found
-   * by the handler while the body is as sent: trpc-to-openapi spreads it into the input object (turning `[]`
-   * into `{}`) and stringifies it (which overflows the stack when it nests thousands deep). The edge
-   * middleware raises it after the gates (procedures.ts), so anonymous callers still get 401 first.
+   * by the handler while the body is as sent: the input is the body spread into an object with the path's
+   * parameters (turning `[]` into `{}`). The edge middleware raises it after the gates (procedures.ts), so
+   * anonymous callers still get 401 first.
    */
   bodyProblem?: AppError;
 }
@@ -44,30 +42,18 @@ export type RestMeta = OpenApiMeta<{
   upload?: { description: string; content: Record<string, { schema: Record<string, unknown> }> };
 }>;
 
-const t = initTRPC
-  .context<RestContext>()
-  .meta<RestMeta>()
-  .create({
-    // Never leak stack traces: the body is our error shape (rest/error-body.ts), nothing else.
-    isDev: false,
-    errorFormatter: ({ error }) => ({ app: toErrorBody(error) }) as never,
-  });
+const t = initTRPC.context<RestContext>().meta<RestMeta>().create({
+  // Never leak stack traces. Errors never reach tRPC's own shapes: the REST handler answers every failure
+  // with our error body (rest/error-body.ts).
+  isDev: false,
+});
 
 export const router = t.router;
 /**
- * Every mutation is audited here, outermost, so a write refused by a gate (401, 403) or by its input (400) is
- * recorded with its error code as well as a successful one. Queries (reads) are not.
+ * The bare procedure: modules build on rest/procedures.ts instead, which puts the gates before the input.
+ * Every mutation is audited by the REST handler (handler.ts), around the whole call, so a write refused by a
+ * gate (401, 403) or by its input (400) is recorded with its error code as well as a successful one.
  */
-const audited = t.middleware(async ({ ctx, type, path, meta, getRawInput, next }) => {
-  const result = await next();
-  if (type === 'mutation') {
-    const rawInput = await getRawInput().catch(() => undefined);
-    await auditRestWrite({ ctx, meta, path, rawInput, result: result.ok ? { ok: true, data: result.data } : { ok: false, error: result.error } });
-  }
-  return result;
-});
-
-/** The bare procedure (audited): modules build on rest/procedures.ts instead, which puts the gates before the input. */
-export const procedure = t.procedure.use(audited);
+export const procedure = t.procedure;
 export const middleware = t.middleware;
 export { TRPCError };

@@ -27,7 +27,7 @@ export const listAssetsInput = z
 
 /**
  * The changes an update may ask for; at least one of them (see `requireAChange`). Fresh schemas per body: the
- * REST edge pins each body's boolean fields to non-coercing, once per field schema (src/rest/strict-body.ts).
+ * REST edge pins each body's boolean fields to non-coercing, once per field schema (src/rest/input-coercion.ts).
  */
 function assetChangeFields() {
   return {

@@ -38,7 +38,7 @@ function isArraySchema(schema: z.ZodType): boolean {
 }
 
 /**
- * The query string as the REST handler reads it (trpc-to-openapi): one value as itself, a repeated parameter as a
+ * The query string as the REST handler reads it (rest/openapi-routes.ts): one value as itself, a repeated parameter as a
  * list, and a single value of a list parameter (`?severity=high`) as a list of one.
  */
 export function queryInput(url: string, schema: z.ZodObject): Record<string, unknown> {

@@ -46,8 +46,8 @@ const RESERVED_HEADERS = new Set([
 ]);
 
 /**
- * A JSON body boolean or number, never coerced: trpc-to-openapi marks bare z.boolean()/z.number() fields of
- * REST inputs `coerce` (meant for query strings), which would read "false" as true. It leaves a pipe alone.
+ * A JSON body boolean or number, never coerced: the REST route table marks bare z.boolean()/z.number() fields
+ * of query inputs `coerce` (rest/input-coercion.ts), which would read "false" as true. It leaves a pipe alone.
  */
 const jsonBoolean = () => z.boolean({ message: 'must be true or false' }).pipe(z.boolean());
 const seconds = (bounds: { min: number; max: number }) =>

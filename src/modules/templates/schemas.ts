@@ -16,7 +16,7 @@ export function templatePayloadFilesKey(templateId: string): string {
   return `${TEMPLATE_KEY_PREFIX}${templateId}.payloads.json`;
 }
 
-/** A JSON body boolean, never coerced (see tools/schemas.ts: trpc-to-openapi would read "false" as true). */
+/** A JSON body boolean, never coerced (see tools/schemas.ts: a coercing boolean would read "false" as true). */
 const jsonBoolean = () => z.boolean({ message: 'must be true or false' }).pipe(z.boolean());
 
 /** A plain file name: no directories, a YAML extension, characters that are safe in any file system and log. */

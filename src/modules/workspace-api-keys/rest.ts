@@ -31,7 +31,7 @@ const secretSchema = z
 const tags = ['Workspace API keys'];
 
 /**
- * Registered BEFORE the workspaces router: trpc-to-openapi serves a request with the first procedure whose
+ * Registered BEFORE the workspaces router: the REST handler serves a request with the first procedure whose
  * path matches, and `GET /api/workspaces/{id}` would otherwise take `/api/workspaces/api-key(s)` (and 400 on the uuid).
  */
 export const workspaceApiKeysRest = router({
