@@ -72,16 +72,22 @@ export function coerceQueryTypes(input: unknown, seen: Set<unknown>): void {
   });
 }
 
-/** What an operation's input is: none (no schema, or a void-like one), an object with these fields, or something else. */
-export function inputFields(input: unknown): { kind: 'none' } | { kind: 'object'; arrayKeys: string[] } | { kind: 'other' } {
-  if (input === undefined) return { kind: 'object', arrayKeys: [] };
+/** The fields of an object input whose schema is a list (optionally absent): a query string's single value for one is a list of one. */
+export function arrayFieldKeys(input: unknown): string[] {
   const def = unwrapInput(input)._zod?.def;
-  if (def?.type === 'void' || def?.type === 'undefined' || def?.type === 'never') return { kind: 'none' };
-  if (def?.type !== 'object') return { kind: 'other' };
-  const arrayKeys = Object.entries(def.shape as Record<string, AnySchema>).flatMap(([key, field]) => {
+  if (def?.type !== 'object') return [];
+  return Object.entries(def.shape as Record<string, AnySchema>).flatMap(([key, field]) => {
     const fieldDef = field._zod?.def;
     const listed = fieldDef?.type === 'optional' ? (fieldDef.innerType as AnySchema)._zod?.def : fieldDef;
     return listed?.type === 'array' ? [key] : [];
   });
-  return { kind: 'object', arrayKeys };
+}
+
+/** What an operation's input is: none (a void-like schema), an object with these list fields, or something else. */
+export function inputFields(input: unknown): { kind: 'none' } | { kind: 'object'; arrayKeys: string[] } | { kind: 'other' } {
+  // No schema: trpc-to-openapi reads it as an empty object.
+  if (input === undefined) return { kind: 'object', arrayKeys: [] };
+  const type = unwrapInput(input)._zod?.def?.type;
+  if (type === 'void' || type === 'undefined' || type === 'never') return { kind: 'none' };
+  return type === 'object' ? { kind: 'object', arrayKeys: arrayFieldKeys(input) } : { kind: 'other' };
 }

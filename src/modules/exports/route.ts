@@ -1,13 +1,15 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { z } from 'zod';
+import type { z } from 'zod';
 import type { ServiceContext } from '../../context.js';
 import { isUuid, requireViewer, requireWorkspaceId } from '../../auth/authz.js';
 import { AppError, errorBody, NotFoundError } from '../../errors.js';
 import { databaseUnavailableError } from '../../db/unavailable.js';
 import { sendError } from '../../rest/handler.js';
 import { inputProblem } from '../../rest/inspect-input.js';
+import { queryInput } from '../../rest/openapi-routes.js';
+import { arrayFieldKeys } from '../../rest/input-coercion.js';
 import { exportAssets, exportChanges, exportFindings, type ExportDownload } from './service.js';
 import { exportAssetsInput, exportFindingsInput } from './schemas.js';
 import { exportChangesInput } from '../changes/schemas.js';
@@ -32,26 +34,6 @@ export function isExportRoute(path: string, method: string | undefined): path is
   return method === 'GET' && Object.hasOwn(EXPORTS, path);
 }
 
-function isArraySchema(schema: z.ZodType): boolean {
-  const inner = schema instanceof z.ZodOptional || schema instanceof z.ZodDefault ? (schema.unwrap() as z.ZodType) : schema;
-  return inner instanceof z.ZodArray;
-}
-
-/**
- * The query string as the REST handler reads it (rest/openapi-routes.ts): one value as itself, a repeated parameter as a
- * list, and a single value of a list parameter (`?severity=high`) as a list of one.
- */
-export function queryInput(url: string, schema: z.ZodObject): Record<string, unknown> {
-  const values = new Map<string, string[]>();
-  for (const [key, value] of new URL(url, 'http://localhost').searchParams) values.set(key, [...(values.get(key) ?? []), value]);
-  const input: Record<string, unknown> = {};
-  for (const [key, list] of values) {
-    const field = Object.hasOwn(schema.shape, key) ? (schema.shape[key] as z.ZodType) : undefined;
-    input[key] = list.length === 1 && !(field && isArraySchema(field)) ? list[0] : list;
-  }
-  return input;
-}
-
 export async function serveExport(ctx: ServiceContext, req: IncomingMessage, res: ServerResponse, path: ExportRoute): Promise<void> {
   const route = EXPORTS[path];
   let download: ExportDownload;
@@ -60,7 +42,9 @@ export async function serveExport(ctx: ServiceContext, req: IncomingMessage, res
     requireViewer(ctx);
     const workspaceId = requireWorkspaceId(ctx);
     if (!isUuid(workspaceId)) throw new NotFoundError('Workspace');
-    const input = queryInput(req.url ?? '/', route.schema);
+    // The query string as the REST handler reads it: one value as itself, a repeated parameter as a list, and a
+    // single value of a list parameter (`?severity=high`) as a list of one.
+    const input = { ...queryInput(new URL(req.url ?? '/', 'http://localhost').searchParams, arrayFieldKeys(route.schema)) };
     const problem = inputProblem(input);
     if (problem) throw problem;
     download = await route.run(ctx, workspaceId, input as never);
