@@ -85,20 +85,10 @@ export async function startOastDnsListener(options: {
   publicIp: string;
 }): Promise<OastListener> {
   const { registry, record, publicIp } = options;
-  const udp = dgram.createSocket(net.isIPv6(options.host) ? 'udp6' : 'udp4');
-  udp.on('message', (message, rinfo) => {
+  const onUdpMessage = (udp: dgram.Socket) => (message: Buffer, rinfo: dgram.RemoteInfo) => {
     const reply = answer(registry, publicIp, message, peerAddress(rinfo.address), record);
     if (reply) udp.send(reply, rinfo.port, rinfo.address);
-  });
-  udp.on('error', () => {});
-  await new Promise<void>((resolve, reject) => {
-    udp.once('error', reject);
-    udp.bind(options.port, options.host, () => {
-      udp.off('error', reject);
-      resolve();
-    });
-  });
-  const port = udp.address().port;
+  };
   // TCP: two-byte length, then the message (RFC 1035 4.2.2); one question per connection is all a callback needs.
   const tcp = net.createServer((socket) => {
     let buffered = Buffer.alloc(0);
@@ -119,18 +109,38 @@ export async function startOastDnsListener(options: {
       }
     });
   });
-  await new Promise<void>((resolve, reject) => {
-    tcp.once('error', reject);
-    tcp.listen(port, options.host, () => {
-      tcp.off('error', reject);
+  // UDP and TCP share one port. Asked for any free port (0), the one UDP got may be taken for TCP by another
+  // process meanwhile: then both try again on another.
+  for (let attempt = 1; ; attempt++) {
+    const udp = dgram.createSocket(net.isIPv6(options.host) ? 'udp6' : 'udp4');
+    udp.on('message', onUdpMessage(udp));
+    udp.on('error', () => {});
+    await listening(udp, (done) => udp.bind(options.port, options.host, done));
+    const port = udp.address().port;
+    try {
+      await listening(tcp, (done) => tcp.listen(port, options.host, done));
+    } catch (error) {
+      await new Promise<void>((resolve) => udp.close(() => resolve()));
+      if (options.port === 0 && (error as NodeJS.ErrnoException).code === 'EADDRINUSE' && attempt < 10) continue;
+      throw error;
+    }
+    return {
+      port,
+      close: async () => {
+        await new Promise<void>((resolve) => udp.close(() => resolve()));
+        await new Promise<void>((resolve) => tcp.close(() => resolve()));
+      },
+    };
+  }
+}
+
+/** Starts `listen` and settles when the socket listens, or rejects with its error. */
+function listening(socket: dgram.Socket | net.Server, listen: (done: () => void) => void): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    socket.once('error', reject);
+    listen(() => {
+      socket.off('error', reject);
       resolve();
     });
   });
-  return {
-    port,
-    close: async () => {
-      await new Promise<void>((resolve) => udp.close(() => resolve()));
-      await new Promise<void>((resolve) => tcp.close(() => resolve()));
-    },
-  };
 }
