@@ -98,6 +98,8 @@ export async function createApp(options: AppOptions): Promise<App> {
     bodyLimit: env.BODY_LIMIT_BYTES,
     buildContext,
     onUnexpectedError: (error, procedurePath) => log.error({ err: error, procedure: procedurePath }, 'REST procedure failed'),
+    // Outside production, each query's answer is also checked by its zod output schema (rest/served-procedure.ts).
+    verifyOutput: env.NODE_ENV !== 'production',
   });
   // Our MCP endpoint (workspace API keys), beside the REST handler: it speaks JSON-RPC and SSE, not tRPC.
   const mcp = createMcpEndpoint(deps);

@@ -1,10 +1,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { callTRPCProcedure, TRPCError } from '@trpc/server';
+import { TRPCError, type AnyProcedure } from '@trpc/server';
 import type { ServiceContext } from '../context.js';
 import { AppError, errorBody, type ErrorBody } from '../errors.js';
 import { restRouter } from './router.js';
 import { buildRouteTable, normalizePath, queryInput, type RestRoute } from './openapi-routes.js';
-import { auditRestWrite, type RestWriteOutcome } from './audit-edge.js';
+import { auditRestWrite } from './audit-edge.js';
+import { servedProcedure, type ServedProcedure } from './served-procedure.js';
 import type { RestContext } from './trpc.js';
 import { REST_PREFIX } from './openapi.js';
 import { toErrorBody } from './error-body.js';
@@ -62,12 +63,25 @@ export interface RestHandlerOptions {
   buildContext: (headers: Headers, req: IncomingMessage) => Promise<ServiceContext>;
   /** Unexpected failures (masked as 500 for the client) are logged here with their cause. */
   onUnexpectedError: (error: unknown, procedurePath: string | undefined) => void;
+  /** Also run each query's zod output check and compare it with the compiled serializer's answer (development and tests). */
+  verifyOutput: boolean;
 }
 
 /** Built once: it sets the input schemas' coercion flags, which the procedures share across apps. */
 const routes = buildRouteTable(restRouter);
 
 export function createRestHandler(options: RestHandlerOptions) {
+  const procedures = new Map<string, ServedProcedure>();
+  const served = (route: RestRoute): ServedProcedure => {
+    let procedure = procedures.get(route.procedurePath);
+    if (!procedure) {
+      procedure = servedProcedure(route.procedurePath, (restRouter._def.procedures as unknown as Record<string, AnyProcedure>)[route.procedurePath]!, {
+        verifyOutput: options.verifyOutput,
+      });
+      procedures.set(route.procedurePath, procedure);
+    }
+    return procedure;
+  };
   return async function handleRest(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const originalUrl = req.url ?? '/';
     try {
@@ -93,14 +107,14 @@ export function createRestHandler(options: RestHandlerOptions) {
       // Path parameters win over query and body fields of the same name.
       const input = route.noInput ? undefined : { ...(route.inputFromQuery ? queryInput(url.searchParams, route.arrayKeys) : (body as object)), ...pathInput };
       const ctx: RestContext = { svc, headers, bodyProblem };
-      const outcome = await callProcedure(route, ctx, input);
+      const outcome = await served(route).call(ctx, input);
       // Every write is audited, refused ones too (401, 403, 400 on its input), before the answer leaves.
       if (route.type === 'mutation') await auditRestWrite({ ctx, meta: route.meta, path: route.procedurePath, rawInput: input, result: outcome });
-      if (outcome.ok) return sendProcedureResponse(res, svc, route.successStatus, outcome.data);
+      if (outcome.ok) return sendProcedureResponse(res, svc, route.successStatus, outcome.json);
       const failure = toErrorBody(outcome.error);
       if (failure.statusCode >= 500)
         options.onUnexpectedError(outcome.error instanceof TRPCError ? (outcome.error.cause ?? outcome.error) : outcome.error, route.procedurePath);
-      sendProcedureResponse(res, svc, failure.statusCode, failure);
+      sendProcedureResponse(res, svc, failure.statusCode, JSON.stringify(failure), failure.retryAfterSeconds);
     } catch (error) {
       if (res.headersSent) return;
       const expected = error instanceof AppError ? error : databaseUnavailableError(error);
@@ -110,37 +124,16 @@ export function createRestHandler(options: RestHandlerOptions) {
   };
 }
 
-/** Runs the procedure: its gates, input schema, resolver and output schema (tRPC's middleware chain). */
-async function callProcedure(route: RestRoute, ctx: RestContext, input: unknown): Promise<RestWriteOutcome['result']> {
-  try {
-    return {
-      ok: true,
-      data: await callTRPCProcedure({
-        router: restRouter,
-        path: route.procedurePath,
-        getRawInput: async () => input,
-        ctx,
-        type: route.type,
-        signal: undefined,
-        batchIndex: 0,
-      }),
-    };
-  } catch (error) {
-    return { ok: false, error };
-  }
-}
-
 /** A procedure's answer or error, with the headers its service asked for (a session cookie on sign-in, …). */
-function sendProcedureResponse(res: ServerResponse, svc: ServiceContext, status: number, body: unknown): void {
+function sendProcedureResponse(res: ServerResponse, svc: ServiceContext, status: number, json: string, retryAfter?: number): void {
   res.statusCode = status;
   res.setHeader('content-type', 'application/json');
   for (const [key, value] of svc.responseHeaders) {
     if (key === 'set-cookie') res.setHeader('set-cookie', svc.responseHeaders.getSetCookie());
     else res.setHeader(key, value);
   }
-  const retryAfter = status >= 400 ? (body as ErrorBody).retryAfterSeconds : undefined;
   if (retryAfter) res.setHeader('retry-after', String(retryAfter));
-  res.end(JSON.stringify(body));
+  res.end(json);
 }
 
 function toHeaders(req: IncomingMessage): Headers {

@@ -1,0 +1,105 @@
+import { isDeepStrictEqual } from 'node:util';
+import { getTRPCErrorFromUnknown, TRPCError, type AnyProcedure } from '@trpc/server';
+import type { z } from 'zod';
+import { compileOutputSerializer, type OutputSerializer } from './output-serializer.js';
+import type { RestContext, RestMeta } from './trpc.js';
+
+/** One link of a procedure's tRPC middleware chain (gates, input check, output check, resolver). */
+type Middleware = ((opts: MiddlewareOptions) => Promise<MiddlewareResult>) & { _type?: string };
+type MiddlewareResult = { ok: true; data: unknown; ctx?: unknown } | { ok: false; error: TRPCError };
+interface MiddlewareOptions {
+  ctx: RestContext;
+  type: 'query' | 'mutation';
+  path: string;
+  input: unknown;
+  getRawInput: () => Promise<unknown>;
+  meta: RestMeta | undefined;
+  signal: undefined;
+  batchIndex: number;
+  next: (options?: { ctx?: object; input?: unknown; getRawInput?: () => Promise<unknown> }) => Promise<MiddlewareResult>;
+}
+
+export type ProcedureOutcome = { ok: true; data: unknown; json: string } | { ok: false; error: unknown };
+
+/** Output schemas compiled so far, shared by every app in the process (tests build many). */
+const serializers = new WeakMap<z.ZodType, OutputSerializer | null>();
+
+function serializerFor(schema: z.ZodType): OutputSerializer | null {
+  let serializer = serializers.get(schema);
+  if (serializer === undefined) {
+    serializer = compileOutputSerializer(schema) ?? null;
+    serializers.set(schema, serializer);
+  }
+  return serializer;
+}
+
+/**
+ * A REST procedure as the handler calls it: its own tRPC middlewares (gates, input check, resolver) in their
+ * order, run by a loop of ours that follows tRPC's own (context merged at each `next`), so that a query can
+ * leave out the output check: tRPC runs every middleware a procedure was built with.
+ *
+ * A query answers through its output schema compiled once (rest/output-serializer.ts) instead of tRPC's
+ * output check followed by JSON.stringify: the check built a stripped copy of the whole page, which the
+ * serializer writes directly, keeping only the declared properties. With `verifyOutput` (development and tests),
+ * the zod check runs as well and the two must agree: a mismatch is a failure (500), so a serializer that
+ * would send more or other than the schema allows cannot pass the suite. A mutation keeps tRPC's output
+ * check: its checked result is also what its audit entry names (rest/audit-edge.ts).
+ */
+export function servedProcedure(path: string, procedure: AnyProcedure, options: { verifyOutput: boolean }) {
+  const def = procedure._def as unknown as { type: string; meta?: RestMeta; middlewares: Middleware[]; output?: z.ZodType };
+  if (def.type !== 'query' && def.type !== 'mutation') throw new Error(`REST procedure ${path} is a ${def.type}: REST serves queries and mutations`);
+  const type: 'query' | 'mutation' = def.type;
+  const outputSchema = type === 'query' ? def.output : undefined;
+  const withoutOutputCheck = def.middlewares.filter((link) => link._type !== 'output');
+
+  async function run(chain: Middleware[], index: number, linkOptions: Omit<MiddlewareOptions, 'next' | 'meta'>): Promise<MiddlewareResult> {
+    try {
+      const link = chain[index];
+      if (!link) throw new TRPCError({ code: 'INTERNAL_SERVER_ERROR', message: `${path}: no result from its middlewares` });
+      return await link({
+        ...linkOptions,
+        meta: def.meta,
+        next: (nextOptions) =>
+          run(chain, index + 1, {
+            ...linkOptions,
+            ctx: nextOptions?.ctx ? { ...linkOptions.ctx, ...nextOptions.ctx } : linkOptions.ctx,
+            input: nextOptions && 'input' in nextOptions ? nextOptions.input : linkOptions.input,
+            getRawInput: nextOptions?.getRawInput ?? linkOptions.getRawInput,
+          }),
+      });
+    } catch (cause) {
+      return { ok: false, error: getTRPCErrorFromUnknown(cause) };
+    }
+  }
+
+  return {
+    type,
+    meta: def.meta,
+    async call(ctx: RestContext, input: unknown): Promise<ProcedureOutcome> {
+      // Compiled at the route's first request, not at start: the hundred-odd schemas take about 0.1 s.
+      const serialize = outputSchema ? serializerFor(outputSchema) : null;
+      const chain = serialize ? withoutOutputCheck : def.middlewares;
+      const result = await run(chain, 0, { ctx, type, path, input, getRawInput: async () => input, signal: undefined, batchIndex: 0 });
+      if (!result.ok) return result;
+      try {
+        const json = serialize ? serialize(result.data) : JSON.stringify(result.data);
+        if (serialize && options.verifyOutput) verifyAgainstSchema(path, outputSchema!, result.data, json);
+        return { ok: true, data: result.data, json };
+      } catch (cause) {
+        return { ok: false, error: new TRPCError({ code: 'INTERNAL_SERVER_ERROR', message: 'Output validation failed', cause }) };
+      }
+    },
+  };
+}
+
+export type ServedProcedure = ReturnType<typeof servedProcedure>;
+
+/** The zod check's answer and the serializer's must be the same JSON; anything else is our bug. */
+function verifyAgainstSchema(path: string, schema: z.ZodType, data: unknown, json: string): void {
+  const checked = JSON.parse(JSON.stringify(schema.parse(data)));
+  if (!isDeepStrictEqual(checked, JSON.parse(json))) {
+    throw new Error(
+      `${path}: the compiled output serializer wrote ${json.slice(0, 500)} where the output schema gives ${JSON.stringify(checked).slice(0, 500)}`,
+    );
+  }
+}
