@@ -98,26 +98,26 @@ describe('served REST procedure', () => {
     const procedure = servedProcedure('test.read', answering({ id: '3f0c2a4e-8a57-4a83-9c1a-0d2b2f1e9c11', at: new Date(0), hidden: 'x' }), {
       verifyOutput: true,
     });
-    const outcome = await procedure.call(ctx, undefined);
+    const outcome = await procedure(ctx, undefined);
     expect(outcome.ok && JSON.parse(outcome.json)).toEqual({ id: '3f0c2a4e-8a57-4a83-9c1a-0d2b2f1e9c11', at: '1970-01-01T00:00:00.000Z' });
   });
 
   it('with verifyOutput, an answer the zod check refuses is a failure even where the serializer would write it', async () => {
     const notAUuid = answering({ id: 'not-a-uuid', at: new Date(0) });
-    expect((await servedProcedure('test.read', notAUuid, { verifyOutput: false }).call(ctx, undefined)).ok).toBe(true);
-    const verified = await servedProcedure('test.read', notAUuid, { verifyOutput: true }).call(ctx, undefined);
+    expect((await servedProcedure('test.read', notAUuid, { verifyOutput: false })(ctx, undefined)).ok).toBe(true);
+    const verified = await servedProcedure('test.read', notAUuid, { verifyOutput: true })(ctx, undefined);
     expect(verified.ok).toBe(false);
     expect(!verified.ok && (verified.error as Error).message).toBe('Output validation failed');
   });
 
   it('a missing required property fails with or without verifyOutput', async () => {
     const missing = answering({ id: '3f0c2a4e-8a57-4a83-9c1a-0d2b2f1e9c11' });
-    expect((await servedProcedure('test.read', missing, { verifyOutput: false }).call(ctx, undefined)).ok).toBe(false);
+    expect((await servedProcedure('test.read', missing, { verifyOutput: false })(ctx, undefined)).ok).toBe(false);
   });
 
   it('a mutation keeps tRPC output check (its checked result names the audited entities)', async () => {
     const mutation = t.procedure.output(z.object({ id: z.string() })).mutation(() => ({ id: 'a', hidden: 'x' })) as unknown as AnyProcedure;
-    const outcome = await servedProcedure('test.write', mutation, { verifyOutput: false }).call(ctx, undefined);
+    const outcome = await servedProcedure('test.write', mutation, { verifyOutput: false })(ctx, undefined);
     expect(outcome.ok && outcome.data).toEqual({ id: 'a' });
     expect(outcome.ok && outcome.json).toBe('{"id":"a"}');
   });

@@ -107,7 +107,7 @@ export function createRestHandler(options: RestHandlerOptions) {
       // Path parameters win over query and body fields of the same name.
       const input = route.noInput ? undefined : { ...(route.inputFromQuery ? queryInput(url.searchParams, route.arrayKeys) : (body as object)), ...pathInput };
       const ctx: RestContext = { svc, headers, bodyProblem };
-      const outcome = await served(route).call(ctx, input);
+      const outcome = await served(route)(ctx, input);
       // Every write is audited, refused ones too (401, 403, 400 on its input), before the answer leaves.
       if (route.type === 'mutation') await auditRestWrite({ ctx, meta: route.meta, path: route.procedurePath, rawInput: input, result: outcome });
       if (outcome.ok) return sendProcedureResponse(res, svc, route.successStatus, outcome.json);
