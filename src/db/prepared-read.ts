@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { DatabaseUnavailableError, isDatabaseUnavailable } from './unavailable.js';
+import { utcTimestamp } from './utc-timestamp.js';
 import type { Prisma } from '../../prisma/generated/prisma/client.js';
 
 /** A hand-written statement's rows, read on the pool itself (see preparedReads). */
@@ -10,9 +11,8 @@ const MAX_NAMED_READS = 1_000;
 
 /** `timestamp` (without time zone) columns hold UTC, as Prisma writes them; node-postgres would read them as local time. */
 const TIMESTAMP_OID = 1114;
-const utcTimestamp = (text: string) => new Date(`${text.replace(' ', 'T')}Z`);
 /** JSON built in a statement (json_build_object) carries `timestamp` columns as ISO text without a zone: UTC too. */
-export const utcFromJson = (text: string) => new Date(`${text}Z`);
+export const utcFromJson = utcTimestamp;
 const types = {
   getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
     oid === TIMESTAMP_OID ? utcTimestamp : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
