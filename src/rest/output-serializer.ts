@@ -5,8 +5,8 @@ import { dateTime } from './schemas.js';
 /** Writes a procedure's answer as JSON text, keeping only what its output schema declares. */
 export type OutputSerializer = (value: unknown) => string;
 
-/** The transform inside `dateTime` (Date → ISO text): the one transform a compiled serializer reproduces. */
-const DATE_TO_TEXT = (dateTime as unknown as { _zod: { def: { out: unknown } } })._zod.def.out;
+/** The two sides of `dateTime`: a Date in, and out the one transform a compiled serializer reproduces (Date → ISO text). */
+const DATE_TIME = (dateTime as unknown as { _zod: { def: { in: unknown; out: unknown } } })._zod.def;
 
 /**
  * Zod types a JSON schema cannot describe (toJSONSchema writes `{}` for them, which would send the value as it
@@ -35,21 +35,16 @@ export function compileOutputSerializer(schema: z.ZodType): OutputSerializer | u
     unrepresentable: 'any',
     override: ({ zodSchema, jsonSchema: written }) => {
       const def = (zodSchema as unknown as { _zod: { def: { type: string; out?: unknown } } })._zod.def;
-      if (def.type === 'pipe' && def.out === DATE_TO_TEXT) {
+      if (def.type === 'pipe' && def.out === DATE_TIME.out) {
         for (const key of Object.keys(written)) delete (written as JsonSchema)[key];
         Object.assign(written, { type: 'string', format: 'date-time' });
-      } else if (UNREPRESENTABLE.has(def.type) && zodSchema !== DATE_TO_TEXT && !insideDateTime(zodSchema)) {
+      } else if (UNREPRESENTABLE.has(def.type) && zodSchema !== DATE_TIME.out && zodSchema !== DATE_TIME.in) {
         representable = false;
       }
     },
   }) as JsonSchema;
   if (!representable) return undefined;
   return fastJsonStringify(simplifyNullable(jsonSchema) as never) as OutputSerializer;
-}
-
-/** The Date input side of `dateTime`, visited on the way to its output side. */
-function insideDateTime(schema: unknown): boolean {
-  return schema === (dateTime as unknown as { _zod: { def: { in: unknown } } })._zod.def.in;
 }
 
 /**
