@@ -20,6 +20,7 @@
 // Settings (environment):
 //   BENCH_DATABASE_URL  admin URL of the local server (default postgresql://postgres@127.0.0.1:5432/postgres)
 //   BENCH_DURATION      seconds per target (default 3), after a 1 s warm-up (BENCH_WARMUP)
+//   BENCH_PRIME         seconds each target runs once, unmeasured, before the first round (default 2; 0: none)
 //   BENCH_LARGE_DURATION seconds per large-workspace request (default 3)
 //   BENCH_CONNECTIONS   concurrent connections (default 10)
 //   BENCH_ROUNDS        rounds (default 1; use 3 on a shared machine: medians)
@@ -52,6 +53,7 @@ import {
   onCleanup,
   pad,
   positiveInt,
+  prime,
   runMain,
   type Measured,
   type Target,
@@ -78,6 +80,7 @@ const ADMIN_URL = process.env.BENCH_DATABASE_URL || 'postgresql://postgres@127.0
 const DURATION = positiveInt('BENCH_DURATION', 3);
 const LARGE_DURATION = positiveInt('BENCH_LARGE_DURATION', 3);
 const WARMUP = positiveInt('BENCH_WARMUP', 1, true);
+const PRIME = positiveInt('BENCH_PRIME', 2, true);
 const CONNECTIONS = positiveInt('BENCH_CONNECTIONS', 10);
 const ROUNDS = positiveInt('BENCH_ROUNDS', 1);
 const LOG_LEVEL = process.env.BENCH_LOG_LEVEL || 'info';
@@ -275,6 +278,12 @@ async function main(): Promise<void> {
     rounds.set(target.key, [...(rounds.get(target.key) ?? []), measured]);
     process.stdout.write(` ${Math.round(measured.rps)} req/s, mean ${measured.mean.toFixed(1)} ms (load ${loadAverage()})\n`);
   };
+  await prime([...[...pageTargets.values()].flat(), ...oasmTargets, ...floorTargets], PRIME, CONNECTIONS);
+  await prime(
+    largeTargets.flatMap(({ small, large }) => [small, large]),
+    PRIME,
+    1,
+  );
   for (let round = 1; round <= ROUNDS; round += 1) {
     if (ROUNDS > 1) console.log(`  round ${round}/${ROUNDS}`);
     for (const list of pageTargets.values()) for (const target of list) await run(target);
@@ -289,7 +298,7 @@ async function main(): Promise<void> {
   // The tables.
   console.log('');
   console.log(
-    `cores: ${cpus().length}   node: ${process.version}   ${DURATION}s (+${WARMUP}s warm-up) per target${ROUNDS > 1 ? ` x ${ROUNDS} rounds (median)` : ''}   connections: ${CONNECTIONS}   load average now: ${loadAverage()}`,
+    `cores: ${cpus().length}   node: ${process.version}   ${DURATION}s (+${WARMUP}s warm-up, ${PRIME}s primed) per target${ROUNDS > 1 ? ` x ${ROUNDS} rounds (median)` : ''}   connections: ${CONNECTIONS}   load average now: ${loadAverage()}`,
   );
   const header = [
     pad('page', 16),

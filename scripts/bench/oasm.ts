@@ -13,7 +13,8 @@
 //   BENCH_OASM_COOKIE_FILE  a file holding it
 // The OASM user must own exactly 200 workspaces (OASM caps creation at 5 per owner; create them in turns, moving
 // ownership aside meanwhile). The run checks that OASM answers 10 rows of a total of 200, as Perimeter must.
-// Other settings: BENCH_DATABASE_URL, BENCH_DURATION (5), BENCH_WARMUP (1), BENCH_ROUNDS (3), BENCH_LOG_LEVEL, and
+// Other settings: BENCH_DATABASE_URL, BENCH_DURATION (5), BENCH_WARMUP (1), BENCH_PRIME (2: seconds each target runs
+// once, unmeasured, before the first round), BENCH_ROUNDS (3), BENCH_LOG_LEVEL, and
 // BENCH_APP_DIR (run src/main.ts from another checkout, e.g. an exported older commit, as bench:api).
 import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -32,6 +33,7 @@ import {
   onCleanup,
   pad,
   positiveInt,
+  prime,
   runMain,
   type Measured,
   type Target,
@@ -42,6 +44,7 @@ const ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '../..');
 const ADMIN_URL = process.env.BENCH_DATABASE_URL || 'postgresql://postgres@127.0.0.1:5432/postgres';
 const DURATION = positiveInt('BENCH_DURATION', 5);
 const WARMUP = positiveInt('BENCH_WARMUP', 1, true);
+const PRIME = positiveInt('BENCH_PRIME', 2, true);
 const CONNECTIONS = positiveInt('BENCH_CONNECTIONS', 20);
 const ROUNDS = positiveInt('BENCH_ROUNDS', 3);
 const LOG_LEVEL = process.env.BENCH_LOG_LEVEL || 'info';
@@ -123,6 +126,7 @@ async function main(): Promise<void> {
   }
 
   const rounds = new Map<string, Measured[]>();
+  await prime(targets, PRIME, CONNECTIONS);
   for (let round = 1; round <= ROUNDS; round += 1) {
     console.log(`  round ${round}/${ROUNDS}`);
     for (const target of targets) {
