@@ -1,11 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { loadEnv } from '../src/env.js';
-import { createApp } from '../src/app.js';
 import { createLogger } from '../src/logger.js';
-import { createTestDatabase, type TestApp, type TestDatabase } from './support/app.js';
+import { startTestApp, type TestApp } from './support/app.js';
 import { clientFor } from './support/client.js';
 
 /**
@@ -14,37 +9,20 @@ import { clientFor } from './support/client.js';
  * The request line is written without the logger's redaction (app.ts: it only ever holds the fields below).
  */
 const lines: string[] = [];
-let app: Awaited<ReturnType<typeof createApp>>;
-let database: TestDatabase;
-let dataDir: string;
-let url: string;
+let server: TestApp;
 
 beforeAll(async () => {
-  dataDir = mkdtempSync(join(tmpdir(), 'perimeter-logs-'));
-  database = await createTestDatabase();
-  const env = loadEnv({
-    NODE_ENV: 'test',
-    LOG_LEVEL: 'debug',
-    DATA_DIR: dataDir,
-    AUTH_SECRET: 'test-secret-that-is-long-enough-0123456789',
-    SHUTDOWN_DRAIN_MS: '0',
-    WORKERS: 'false',
-    SIGNUP: 'open',
-  });
   const log = createLogger('debug', { write: (line: string) => void lines.push(line) });
-  app = await createApp({ env, database: database.db, log });
-  url = await app.listen(0, '127.0.0.1');
+  server = await startTestApp({ LOG_LEVEL: 'debug', WORKERS: 'false' }, { log });
 });
 
 afterAll(async () => {
-  await app?.stop();
-  await database?.dispose();
-  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  await server?.stop();
 });
 
 describe('log lines', () => {
   it('carry no credential, from a header, a body or a query string, and one request line per request', async () => {
-    const client = clientFor({ url } as TestApp);
+    const client = clientFor(server);
     const user = await client.signUp('Logged Secrets');
     const querySecret = 'query-secret-4e1f0c9a';
     const wrongToken = 'wrong-token-7d2b9e31';
@@ -54,9 +32,9 @@ describe('log lines', () => {
     // An unknown parameter is refused (400), and the refusal is logged: without the value either.
     const unknown = await client.api('GET', `/api/v1/api/workspaces?token=${querySecret}`, { as: user });
     expect(unknown.status).toBe(400);
-    const refused = await fetch(`${url}/api/v1/api/workspaces`, { headers: { authorization: `Bearer ${wrongToken}` } });
+    const refused = await fetch(`${server.url}/api/v1/api/workspaces`, { headers: { authorization: `Bearer ${wrongToken}` } });
     expect(refused.status).toBe(401);
-    const graphql = await fetch(`${url}/graphql`, {
+    const graphql = await fetch(`${server.url}/graphql`, {
       method: 'POST',
       headers: { authorization: `Bearer ${user.token}`, 'content-type': 'application/json' },
       body: JSON.stringify({ query: '{ __typename }' }),

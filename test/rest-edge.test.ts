@@ -278,29 +278,11 @@ describe('body-less operations accept a missing or empty body', () => {
 
 describe('client mistakes are logged below error', () => {
   it('no REST 4xx, whatever the mistake, leaves an error-level log entry', async () => {
-    const { mkdtempSync, rmSync } = await import('node:fs');
-    const { tmpdir } = await import('node:os');
-    const { join } = await import('node:path');
     const { pino } = await import('pino');
-    const { loadEnv } = await import('../src/env.js');
-    const { createApp } = await import('../src/app.js');
-    const { createTestDatabase } = await import('./support/app.js');
     const entries: { level: number; msg?: string }[] = [];
     const log = pino({ level: 'debug' }, { write: (line: string) => void entries.push(JSON.parse(line)) });
-    const dataDir = mkdtempSync(join(tmpdir(), 'perimeter-log-'));
-    const database = await createTestDatabase();
-    const env = loadEnv({
-      NODE_ENV: 'test',
-      LOG_LEVEL: 'debug',
-      DATA_DIR: dataDir,
-      AUTH_SECRET: 'test-secret-that-is-long-enough-0123456789',
-      SHUTDOWN_DRAIN_MS: '0',
-      WORKERS: 'false',
-      SIGNUP: 'open',
-    });
-    const app = await createApp({ env, database: database.db, log });
-    const url = await app.listen(0, '127.0.0.1');
-    const own = clientFor({ url } as TestApp);
+    const server = await startTestApp({ LOG_LEVEL: 'debug', WORKERS: 'false' }, { log });
+    const own = clientFor(server);
     try {
       await own.signUp('Administrator'); // the first account administers the instance
       const user = await own.signUp('Logged');
@@ -326,9 +308,7 @@ describe('client mistakes are logged below error', () => {
       expect(entries.filter((entry) => entry.level >= 50)).toEqual([]);
       expect(entries.some((entry) => entry.msg === 'request')).toBe(true);
     } finally {
-      await app.stop();
-      await database.dispose();
-      rmSync(dataDir, { recursive: true, force: true });
+      await server.stop();
     }
   });
 });

@@ -6,6 +6,7 @@ import pg from 'pg';
 import { loadEnv } from '../../src/env.js';
 import { createApp, type App } from '../../src/app.js';
 import { openDatabase, type Database } from '../../src/db.js';
+import type { Logger } from '../../src/logger.js';
 import { loadTemplate } from './template.js';
 
 /**
@@ -64,7 +65,7 @@ export interface TestApp {
 /** A real server on 127.0.0.1 with a random port, on its own database. */
 export async function startTestApp(
   envOverrides: Record<string, string> = {},
-  options: { logQueries?: boolean; database?: TestDatabase } = {},
+  options: { logQueries?: boolean; database?: TestDatabase; log?: Logger } = {},
 ): Promise<TestApp> {
   const dataDir = mkdtempSync(join(tmpdir(), 'perimeter-test-'));
   const testDb = options.database ?? (await createTestDatabase({ logQueries: options.logQueries }));
@@ -84,7 +85,8 @@ export async function startTestApp(
     ...envOverrides,
   });
   // A database passed in belongs to whoever created it (e.g. another app sharing it): this app leaves it open.
-  const app = await createApp({ env, database: testDb.db, ownsDatabase: !options.database });
+  // A logger passed in (tests that read log lines) replaces the one LOG_LEVEL would make.
+  const app = await createApp({ env, database: testDb.db, ownsDatabase: !options.database, ...(options.log ? { log: options.log } : {}) });
   const url = await app.listen(0, '127.0.0.1');
   return {
     app,
