@@ -31,7 +31,7 @@
 //   BENCH_PGLITE_SOCKET a node_modules directory holding @electric-sql/pglite-socket: also measure PGlite served over
 //                       the wire protocol from its own process (pglite-server.ts), the app on it through pg
 //   BENCH_APP_DIR       run src/main.ts from another checkout (e.g. an exported older commit); default this one
-// Default total: about 4 minutes on 2 cores (1 round).
+// Default total: about 6 minutes on 2 cores (1 round, priming included).
 import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { cpus, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
