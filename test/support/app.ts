@@ -86,7 +86,7 @@ export async function startTestApp(
   });
   // A database passed in belongs to whoever created it (e.g. another app sharing it): this app leaves it open.
   // A logger passed in (tests that read log lines) replaces the one LOG_LEVEL would make.
-  const app = await createApp({ env, database: testDb.db, ownsDatabase: !options.database, ...(options.log ? { log: options.log } : {}) });
+  const app = await createApp({ env, database: testDb.db, ownsDatabase: !options.database, log: options.log });
   const url = await app.listen(0, '127.0.0.1');
   return {
     app,
