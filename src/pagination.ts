@@ -62,6 +62,25 @@ export function pageEnvelope<T>(data: T[], total: number, page: number, limit: n
   return { data, total, page, limit, hasNextPage: page < pageCount, pageCount };
 }
 
+/**
+ * A REST page whose items a statement already wrote as JSON text, in the route's item schema (see
+ * agents/messages-page-json.ts): the REST facade writes the envelope through the route's serializer and sends
+ * the text as `data` (rest/served-procedure.ts). `T` is the item type the text stands for.
+ */
+export class SerializedPage<T> {
+  declare readonly items: T;
+  constructor(
+    /** A JSON array. */
+    readonly itemsJson: string,
+    /** The envelope's other fields, `data` empty. */
+    readonly envelope: Page<never>,
+  ) {}
+}
+
+export function serializedPage<T>(itemsJson: string, total: number, page: number, limit: number): SerializedPage<T> {
+  return new SerializedPage<T>(itemsJson, pageEnvelope([], total, page, limit));
+}
+
 /** Prisma's skip/take for a 1-based page. */
 export function pageWindow(page: number, limit: number): { skip: number; take: number } {
   return { skip: (page - 1) * limit, take: limit };

@@ -3,7 +3,9 @@ import { randomUUID } from 'node:crypto';
 import { startTestApp, type TestApp } from './support/app.js';
 import { clientFor, type TestUser } from './support/client.js';
 import { findMessagePage, type MessagePageQuery } from '../src/modules/agents/messages-page-sql.js';
-import { messageInclude } from '../src/modules/agents/response.js';
+import { messageInclude, toMessageResponse } from '../src/modules/agents/response.js';
+import { findMessageItemsJson } from '../src/modules/agents/messages-page-json.js';
+import { pageEnvelope } from '../src/pagination.js';
 import { servedByMessagePage } from '../src/modules/agents/messages-connection.js';
 import { findVisibleConversation } from '../src/modules/agents/conversations.js';
 import { createServiceContext } from '../src/context.js';
@@ -52,8 +54,9 @@ beforeAll(async () => {
     role: i % 2 ? 'assistant' : 'user',
     content: `Message ${i} "quoted" ü\n`,
     messageType: i === 3 ? 'tool-call' : 'text',
-    metadata: i === 1 ? { model: 'local', tokens: 12, nested: { ok: true } } : {},
-    parts: i === 2 ? [{ type: 'text', text: 'part' }, 'plain'] : [],
+    // Stored JSON the answer shapes: metadata and parts that are not what the schema says are answered as {} and [].
+    metadata: i === 1 ? { model: 'local', tokens: 12.5, big: 2 ** 60, nested: { ok: true, list: [null, 'ü'] } } : i === 5 ? ['not', 'an object'] : {},
+    parts: i === 2 ? [{ type: 'text', text: 'part \u0001\t\u2028 😀' }, 'plain', 3, [1]] : i === 6 ? { not: 'an array' } : [],
     createdAt: new Date(base + Math.min(i, 5) * 1000),
   }));
   await prisma.message.createMany({ data: messages });
@@ -62,6 +65,7 @@ beforeAll(async () => {
       { messageId: messages[3]!.id, toolCallId: 'b', toolName: 'count', args: { kind: 'host' }, result: { count: 3 }, position: 1 },
       { messageId: messages[3]!.id, toolCallId: 'a', toolName: 'list', args: {}, isError: true, position: 0 },
       { messageId: messages[4]!.id, toolCallId: 'c', toolName: 'list', args: { q: [1, 2] }, result: 'text result', position: 0 },
+      { messageId: messages[6]!.id, toolCallId: 'd', toolName: 'odd', args: [1, 2], result: [{ a: null }, false], position: 0 },
     ],
   });
 });
@@ -119,6 +123,59 @@ describe('the message page statement', () => {
     } finally {
       await server.db.prisma.workspaceMember.create({ data: { workspaceId, userId: owner.id, role: 'owner' } });
     }
+  });
+});
+
+describe("the REST page's JSON", () => {
+  /** What the REST page answered before the statement wrote its JSON: the typed rows through toMessageResponse. */
+  async function typedItems(q: MessagePageQuery) {
+    const { rows, total } = await typedPage(q);
+    return { items: JSON.parse(JSON.stringify(rows.map(toMessageResponse))), total };
+  }
+
+  it('is the typed answer, on awkward stored values, in both directions and on every page', async () => {
+    for (const direction of ['ASC', 'DESC'] as const) {
+      for (const [offset, limit] of [
+        [0, 10],
+        [0, 3],
+        [3, 3],
+        [6, 3],
+        [9, 3],
+      ] as const) {
+        const q = query({ direction, offset, limit });
+        const page = await findMessageItemsJson(server.db.read, q);
+        const { items, total } = await typedItems(q);
+        expect(page && { items: JSON.parse(page.itemsJson), total: page.total }, `${direction} ${offset}+${limit}`).toEqual({ items, total });
+      }
+    }
+    expect(await findMessageItemsJson(server.db.read, query({ conversationId: emptyConversationId }))).toEqual({ itemsJson: '[]', total: 0 });
+  });
+
+  it('is what GET .../messages sends, with the envelope', async () => {
+    const client = clientFor(server);
+    for (const [pageNumber, sortOrder] of [
+      [1, 'DESC'],
+      [2, 'ASC'],
+      [3, 'DESC'],
+    ] as const) {
+      const response = await client.api(
+        'GET',
+        `/api/v1/api/agents/conversations/${conversationId}/messages?page=${pageNumber}&limit=3&sortOrder=${sortOrder}`,
+        {
+          as: owner,
+          workspaceId,
+        },
+      );
+      expect(response.status).toBe(200);
+      const { items, total } = await typedItems(query({ direction: sortOrder, offset: (pageNumber - 1) * 3, limit: 3 }));
+      expect(response.body).toEqual(pageEnvelope(items, total, pageNumber, 3));
+    }
+  });
+
+  it('finds nothing for a conversation the caller may not see', async () => {
+    expect(await findMessageItemsJson(server.db.read, query({ viewerId: colleague.id }))).toBeNull();
+    expect(await findMessageItemsJson(server.db.read, query({ workspaceId: randomUUID() }))).toBeNull();
+    expect(await findMessageItemsJson(server.db.read, query({ conversationId: randomUUID() }))).toBeNull();
   });
 });
 

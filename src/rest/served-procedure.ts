@@ -2,6 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { getTRPCErrorFromUnknown, TRPCError, type AnyProcedure } from '@trpc/server';
 import type { z } from 'zod';
 import { compileOutputSerializer, type OutputSerializer } from './output-serializer.js';
+import { SerializedPage, type Page } from '../pagination.js';
 import type { RestContext, RestMeta } from './trpc.js';
 
 /** One link of a procedure's tRPC middleware chain (gates, input check, output check, resolver). */
@@ -81,6 +82,11 @@ export function servedProcedure(path: string, procedure: AnyProcedure, options: 
     const result = await run(chain, 0, { ctx, type, path, input, getRawInput: async () => input, signal: undefined, batchIndex: 0 });
     if (!result.ok) return result;
     try {
+      if (result.data instanceof SerializedPage) {
+        const json = writeSerializedPage(path, serialize, result.data);
+        if (options.verifyOutput) verifyWrittenPage(path, serialize!, json);
+        return { ok: true, data: result.data, json };
+      }
       const json = serialize ? serialize(result.data) : JSON.stringify(result.data);
       if (serialize && options.verifyOutput) verifyAgainstSchema(path, outputSchema!, result.data, json);
       return { ok: true, data: result.data, json };
@@ -99,5 +105,34 @@ function verifyAgainstSchema(path: string, schema: z.ZodType, data: unknown, jso
     throw new Error(
       `${path}: the compiled output serializer wrote ${json.slice(0, 500)} where the output schema gives ${JSON.stringify(checked).slice(0, 500)}`,
     );
+  }
+}
+
+/**
+ * A query's answer that a statement wrote (pagination.ts, SerializedPage): tRPC types an answer as its output
+ * schema's shape, and the page stands for that shape; only the served procedure below reads it.
+ */
+export function writtenByStatement<T>(page: Promise<SerializedPage<T>>): Promise<Page<T>> {
+  return page as unknown as Promise<Page<T>>;
+}
+
+const EMPTY_DATA = '{"data":[]';
+
+/** The envelope through the route's serializer (every field as its schema writes it), the statement's items as `data`. */
+function writeSerializedPage(path: string, serialize: OutputSerializer | null, page: SerializedPage<unknown>): string {
+  const envelope = serialize?.(page.envelope);
+  if (!envelope?.startsWith(EMPTY_DATA)) throw new Error(`${path}: a serialized page needs a page schema with \`data\` first`);
+  return `{"data":${page.itemsJson}${envelope.slice(EMPTY_DATA.length)}`;
+}
+
+/**
+ * The statement's text must be what the route's serializer would write for it: written again through the
+ * serializer, it holds the same values (nothing undeclared, nothing required missing, no value of another type).
+ */
+function verifyWrittenPage(path: string, serialize: OutputSerializer, json: string): void {
+  const sent = JSON.parse(json);
+  const rewritten = JSON.parse(serialize(sent));
+  if (!isDeepStrictEqual(sent, rewritten)) {
+    throw new Error(`${path}: the statement wrote ${json.slice(0, 500)} where the output schema gives ${JSON.stringify(rewritten).slice(0, 500)}`);
   }
 }

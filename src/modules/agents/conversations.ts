@@ -3,7 +3,7 @@ import { NotFoundError } from '../../errors.js';
 import { assertCan, isUuid, requireViewer, visibleWorkspacesWhere } from '../../auth/authz.js';
 import type { Prisma } from '../../db.js';
 import { validate } from '../../validate.js';
-import { escapeLike, pageEnvelope, pageWindow, prismaDirection, type Page } from '../../pagination.js';
+import { escapeLike, pageEnvelope, pageWindow, prismaDirection, serializedPage, type Page, type SerializedPage } from '../../pagination.js';
 import type { AgentDeltaEvent } from '../../pubsub.js';
 import {
   createConversationInput,
@@ -17,8 +17,9 @@ import {
   type RenameConversationInput,
 } from './schemas.js';
 import { findMessagePage } from './messages-page-sql.js';
+import { findMessageItemsJson } from './messages-page-json.js';
 import { servedByMessagePage } from './messages-connection.js';
-import { messageInclude, toConversationResponse, toMessageResponse, type ConversationResponse, type MessageResponse, type MessageRow } from './response.js';
+import { messageInclude, toConversationResponse, type ConversationResponse, type MessageResponse, type MessageRow } from './response.js';
 
 /** The nil UUID is never generated: a malformed id then simply finds nothing. */
 const NIL_UUID = '00000000-0000-0000-0000-000000000000';
@@ -94,16 +95,31 @@ export async function deleteConversation(ctx: ServiceContext, workspaceId: strin
   return { id: row.id };
 }
 
-/** The caller's own conversation's messages, a page at a time (one prepared statement: messages-page-sql.ts). */
-export async function listMessages(ctx: ServiceContext, workspaceId: string, conversationId: string, input: ListMessagesInput): Promise<Page<MessageResponse>> {
+/**
+ * The caller's own conversation's messages, a page at a time, for REST: one prepared statement that also writes
+ * the items as the JSON the facade sends (messages-page-json.ts).
+ */
+export async function listMessages(
+  ctx: ServiceContext,
+  workspaceId: string,
+  conversationId: string,
+  input: ListMessagesInput,
+): Promise<SerializedPage<MessageResponse>> {
   const { page, limit, sortOrder } = validate(listMessagesInput, input);
   await assertCan(ctx, 'agent:use', { workspaceId });
   const viewer = requireViewer(ctx);
   const found = isUuid(conversationId)
-    ? await findMessagePage(ctx.deps.db.read, { conversationId, workspaceId, viewerId: viewer.id, direction: sortOrder, offset: (page - 1) * limit, limit })
+    ? await findMessageItemsJson(ctx.deps.db.read, {
+        conversationId,
+        workspaceId,
+        viewerId: viewer.id,
+        direction: sortOrder,
+        offset: (page - 1) * limit,
+        limit,
+      })
     : null;
   if (!found) throw new NotFoundError('Conversation');
-  return pageEnvelope(found.rows.map(toMessageResponse), found.total, page, limit);
+  return serializedPage(found.itemsJson, found.total, page, limit);
 }
 
 /** node(id) lookups: a unique where that also carries the visibility rule. */

@@ -37,6 +37,16 @@ type RawRow = Omit<MessageRow, 'toolCalls' | 'id'> & {
 };
 
 /**
+ * The conversation `c` is the one asked for and visible to the viewer: their own conversation, in a workspace they
+ * still belong to (conversationWhere in conversations.ts), in the workspace REST names.
+ */
+export function visibleConversation(query: Pick<MessagePageQuery, 'conversationId' | 'workspaceId' | 'viewerId'>): Prisma.Sql {
+  const inWorkspace = query.workspaceId ? Prisma.sql`AND c."workspaceId" = ${query.workspaceId}::uuid` : Prisma.empty;
+  return Prisma.sql`c.id = ${query.conversationId}::uuid ${inWorkspace} AND c."createdById" = ${query.viewerId}
+        AND EXISTS (SELECT 1 FROM "workspace_member" m WHERE m."workspaceId" = c."workspaceId" AND m."userId" = ${query.viewerId})`;
+}
+
+/**
  * A conversation's page of messages in one prepared statement: the visibility check (the caller's own
  * conversation, in a workspace they still belong to: conversationWhere in conversations.ts), the conversation's
  * row, the page with each message's tool calls, and the conversation's message count. Through the ORM the same
@@ -45,13 +55,11 @@ type RawRow = Omit<MessageRow, 'toolCalls' | 'id'> & {
  */
 export async function findMessagePage(read: PreparedRead, query: MessagePageQuery): Promise<MessagePage | null> {
   const direction = Prisma.raw(query.direction === 'ASC' ? 'ASC' : 'DESC');
-  const inWorkspace = query.workspaceId ? Prisma.sql`AND c."workspaceId" = ${query.workspaceId}::uuid` : Prisma.empty;
   const rows = await read<RawRow>(Prisma.sql`
     WITH conv AS (
       SELECT c.*, (SELECT count(*)::int FROM "message" n WHERE n."conversationId" = c.id) AS total
       FROM "conversation" c
-      WHERE c.id = ${query.conversationId}::uuid ${inWorkspace} AND c."createdById" = ${query.viewerId}
-        AND EXISTS (SELECT 1 FROM "workspace_member" m WHERE m."workspaceId" = c."workspaceId" AND m."userId" = ${query.viewerId})
+      WHERE ${visibleConversation(query)}
     )
     SELECT conv.total, conv.id::text AS "cId", conv."workspaceId"::text AS "cWorkspaceId", conv."createdById" AS "cCreatedById", conv.title AS "cTitle",
            conv."createdAt" AS "cCreatedAt", conv."updatedAt" AS "cUpdatedAt",

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { router } from '../../rest/trpc.js';
 import { adminProcedure, requestHeaders, workspaceProcedure } from '../../rest/procedures.js';
+import { writtenByStatement } from '../../rest/served-procedure.js';
 import { dateTime, idOutput, idParam, pageSchema, uuidParam } from '../../rest/schemas.js';
 import { AppError } from '../../errors.js';
 import * as conversations from './conversations.js';
@@ -243,5 +244,5 @@ export const agentsRest = router({
     })
     .input(listMessagesInput.extend({ id: uuidParam }))
     .output(pageSchema(messageSchema))
-    .query(({ ctx, input: { id, ...query } }) => conversations.listMessages(ctx.svc, ctx.workspaceId, id, query)),
+    .query(({ ctx, input: { id, ...query } }) => writtenByStatement(conversations.listMessages(ctx.svc, ctx.workspaceId, id, query))),
 });
