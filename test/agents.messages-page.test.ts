@@ -88,20 +88,22 @@ async function typedPage(q: MessagePageQuery) {
   return { conversation, rows, total: await server.db.prisma.message.count({ where: { conversationId: q.conversationId } }) };
 }
 
+/** Both directions, a page holding everything, and pages of 3 up to one past the end. */
+function everyPage(): MessagePageQuery[] {
+  const windows = [
+    [0, 10],
+    [0, 3],
+    [3, 3],
+    [6, 3],
+    [9, 3],
+  ] as const;
+  return (['ASC', 'DESC'] as const).flatMap((direction) => windows.map(([offset, limit]) => query({ direction, offset, limit })));
+}
+
 describe('the message page statement', () => {
   it('returns what the typed read returns, in both directions and on every page', async () => {
-    for (const direction of ['ASC', 'DESC'] as const) {
-      for (const [offset, limit] of [
-        [0, 10],
-        [0, 3],
-        [3, 3],
-        [6, 3],
-        [9, 3],
-      ] as const) {
-        const q = query({ direction, offset, limit });
-        const page = await findMessagePage(server.db.read, q);
-        expect(page, `${direction} ${offset}+${limit}`).toEqual(await typedPage(q));
-      }
+    for (const q of everyPage()) {
+      expect(await findMessagePage(server.db.read, q), `${q.direction} ${q.offset}+${q.limit}`).toEqual(await typedPage(q));
     }
   });
 
@@ -134,19 +136,10 @@ describe("the REST page's JSON", () => {
   }
 
   it('is the typed answer, on awkward stored values, in both directions and on every page', async () => {
-    for (const direction of ['ASC', 'DESC'] as const) {
-      for (const [offset, limit] of [
-        [0, 10],
-        [0, 3],
-        [3, 3],
-        [6, 3],
-        [9, 3],
-      ] as const) {
-        const q = query({ direction, offset, limit });
-        const page = await findMessageItemsJson(server.db.read, q);
-        const { items, total } = await typedItems(q);
-        expect(page && { items: JSON.parse(page.itemsJson), total: page.total }, `${direction} ${offset}+${limit}`).toEqual({ items, total });
-      }
+    for (const q of everyPage()) {
+      const page = await findMessageItemsJson(server.db.read, q);
+      const { items, total } = await typedItems(q);
+      expect(page && { items: JSON.parse(page.itemsJson), total: page.total }, `${q.direction} ${q.offset}+${q.limit}`).toEqual({ items, total });
     }
     expect(await findMessageItemsJson(server.db.read, query({ conversationId: emptyConversationId }))).toEqual({ itemsJson: '[]', total: 0 });
   });
