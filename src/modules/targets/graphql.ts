@@ -1,6 +1,10 @@
 import { builder } from '../../graphql/builder.js';
 import { decodeId, decodeQueryId } from '../../graphql/ids.js';
+import DataLoader from 'dataloader';
+import { createContextCache } from '@pothos/core';
+import type { ServiceContext } from '../../context.js';
 import { WorkspaceRef } from '../workspaces/graphql.js';
+import type { WorkspaceSource } from '../workspaces/graphql-support.js';
 import * as targets from './service.js';
 import { TARGET_TYPES } from './schemas.js';
 import { connectionWhere } from '../../graphql/relation-page-query.js';
@@ -25,9 +29,16 @@ export const TargetRef = builder.prismaNode('Target', {
   }),
 });
 
-// Counted in the statement that loads the workspace (a correlated count per row, on workspaceId's index): no
-// statement of its own, and a number rather than a promise per row of a workspace list.
-builder.prismaObjectField('Workspace', 'targetCount', (t) => t.relationCount('targets'));
+const targetCountLoaders = createContextCache((ctx: ServiceContext) => new DataLoader<string, number>((ids) => targets.countTargetsOfWorkspaces(ctx, ids)));
+
+// Counted in the workspace list's statement (a correlated count per row, on workspaceId's index): a number rather
+// than a promise per row. A workspace read elsewhere is counted with the request's other rows, in one statement
+// (see workspaces/graphql-support.ts for why this is not the Prisma plugin's relationCount).
+builder.prismaObjectField('Workspace', 'targetCount', (t) =>
+  t.int({
+    resolve: (workspace, _args, ctx) => (workspace as WorkspaceSource)._count?.targets ?? targetCountLoaders(ctx).load(workspace.id),
+  }),
+);
 
 builder.prismaObjectField('Workspace', 'targets', (t) =>
   t.relatedConnection(

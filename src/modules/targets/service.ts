@@ -40,6 +40,20 @@ export function targetWhere(ctx: ServiceContext, filters: TargetFilters): Prisma
 }
 
 /**
+ * How many targets each of these workspaces has, in one statement: for workspace rows that did not come with
+ * the count (GraphQL batches the rows of a request). A workspace the caller does not belong to counts 0.
+ */
+export async function countTargetsOfWorkspaces(ctx: ServiceContext, workspaceIds: readonly string[]): Promise<number[]> {
+  const groups = await ctx.deps.prisma.target.groupBy({
+    by: ['workspaceId'],
+    where: { AND: [targetWhere(ctx, {}), { workspaceId: { in: workspaceIds.filter(isUuid) } }] },
+    _count: { _all: true },
+  });
+  const counts = new Map(groups.map((group) => [group.workspaceId, group._count._all]));
+  return workspaceIds.map((id) => counts.get(id) ?? 0);
+}
+
+/**
  * GraphQL's `workspace(id)` with its target page, in one statement, for the workspaces module when
  * connection-page.ts says the statement serves its query: null when the viewer is no member.
  */

@@ -6,17 +6,24 @@ import { decodeId, decodeQueryId, nodeIdOf, type NodeTypeName } from '../../grap
 import { UserRef } from '../accounts/graphql.js';
 import * as workspaces from './service.js';
 import * as members from './members.js';
+import type { MemberWithUser } from './members.js';
 import * as invitations from './invitations.js';
-import { MEMBER_ROLES, viewerRoleAmong, workspaceEvents } from './graphql-support.js';
+import { membersOf, viewerRoleAmong, whenReady, workspaceEvents } from './graphql-support.js';
 import { WORKSPACE_SORT_FIELDS } from './schemas.js';
 
 const WorkspaceRole = builder.enumType('WorkspaceRole', { values: ['owner', 'member'] as const });
 
-builder.prismaObject('WorkspaceMember', {
+function missingUser(memberId: string): never {
+  throw new Error(`Workspace member ${memberId} was handed to GraphQL without its user`);
+}
+
+const WorkspaceMemberRef = builder.prismaObject('WorkspaceMember', {
   fields: (t) => ({
     id: t.exposeID('id'),
     role: t.expose('role', { type: WorkspaceRole }),
-    user: t.relation('user', { type: UserRef }),
+    // Every member this schema hands out carries its user: `members` (membersOf) and the member mutations. It holds
+    // the fields the User type shows (id, name, image), not the whole account row Pothos types it as.
+    user: t.field({ type: UserRef, resolve: (member) => ((member as Partial<MemberWithUser>).user ?? missingUser(member.id)) as never }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
   }),
@@ -36,20 +43,23 @@ export const WorkspaceRef = builder.prismaNode('Workspace', {
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
     archivedAt: t.expose('archivedAt', { type: 'DateTime', nullable: true }),
-    isArchived: t.boolean({ select: { archivedAt: true }, resolve: (workspace) => workspace.archivedAt !== null }),
+    isArchived: t.boolean({ resolve: (workspace) => workspace.archivedAt !== null }),
     isAssetsDiscovery: t.exposeBoolean('isAssetsDiscovery'),
     isAutoEnableAssetAfterDiscovered: t.exposeBoolean('isAutoEnableAssetAfterDiscovered'),
     ownerId: t.exposeString('ownerId'),
     owner: t.relation('owner', { type: UserRef }),
-    // memberCount and role read the members the list's own statement joins in (the same relation and order as
-    // `members`, so Pothos merges the selections): no statement of their own, as the REST list.
-    memberCount: t.int({ select: MEMBER_ROLES, resolve: (workspace) => workspace.members.length }),
-    members: t.relation('members', { query: { orderBy: { createdAt: 'asc' } } }),
+    // memberCount, members and role read the members the list's own statement joins in, as the REST list; a row
+    // read elsewhere loads them with the request's other rows (graphql-support.ts).
+    memberCount: t.int({ resolve: (workspace, _args, ctx) => whenReady(membersOf(ctx, workspace), (members) => members.length) }),
+    members: t.field({
+      type: [WorkspaceMemberRef],
+      description: 'Oldest membership first.',
+      resolve: (workspace, _args, ctx) => membersOf(ctx, workspace),
+    }),
     role: t.field({
       type: WorkspaceRole,
       description: "The caller's role in this workspace.",
-      select: MEMBER_ROLES,
-      resolve: (workspace, _args, ctx) => viewerRoleAmong(ctx, workspace.members),
+      resolve: (workspace, _args, ctx) => whenReady(membersOf(ctx, workspace), (members) => viewerRoleAmong(ctx, members)),
     }),
     viewerCanManage: t.boolean({
       description: 'Whether the caller may change settings, members and keys.',

@@ -1,6 +1,6 @@
 import type { ServiceContext } from '../../context.js';
 import { ConflictError, NotFoundError } from '../../errors.js';
-import { assertCan, isUuid, requireViewer } from '../../auth/authz.js';
+import { assertCan, isUuid, requireViewer, visibleWorkspacesWhere } from '../../auth/authz.js';
 import { validate } from '../../validate.js';
 import type { Prisma } from '../../db.js';
 import { addMemberInput, updateMemberInput, type AddMemberInput } from './schemas.js';
@@ -11,6 +11,30 @@ import type { WorkspaceRole } from '../../auth/permissions.js';
 const memberInclude = { user: { select: { id: true, name: true, image: true } } } as const;
 
 type Tx = Prisma.TransactionClient;
+
+/** A member with the user fields the schema shows, as the workspace list's statement reads them (page-sql.ts). */
+export type MemberWithUser = Prisma.WorkspaceMemberGetPayload<{ include: typeof memberInclude }>;
+
+/**
+ * The members of each of these workspaces, oldest membership first, in one statement: for workspace rows that
+ * did not come with them (GraphQL batches the rows of a request). A workspace the caller does not belong to
+ * answers no members.
+ */
+export async function membersOfWorkspaces(ctx: ServiceContext, workspaceIds: readonly string[]): Promise<MemberWithUser[][]> {
+  const viewer = requireViewer(ctx);
+  const members = await ctx.deps.prisma.workspaceMember.findMany({
+    where: { workspaceId: { in: workspaceIds.filter(isUuid) }, workspace: visibleWorkspacesWhere(viewer) },
+    orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+    include: memberInclude,
+  });
+  const byWorkspace = new Map<string, MemberWithUser[]>();
+  for (const member of members) {
+    const list = byWorkspace.get(member.workspaceId);
+    if (list) list.push(member);
+    else byWorkspace.set(member.workspaceId, [member]);
+  }
+  return workspaceIds.map((id) => byWorkspace.get(id) ?? []);
+}
 
 export async function listMembers(ctx: ServiceContext, workspaceId: string): Promise<WorkspaceMemberResponse[]> {
   await assertCan(ctx, 'member:read', { workspaceId });
