@@ -8,7 +8,7 @@ import { findMessageItemsJson } from '../src/modules/agents/messages-page-json.j
 import { pageEnvelope } from '../src/pagination.js';
 import { servedByMessagePage } from '../src/modules/agents/messages-connection.js';
 import { findVisibleConversation } from '../src/modules/agents/conversations.js';
-import { createServiceContext } from '../src/context.js';
+import { contextOf } from './support/service-context.js';
 
 /**
  * The REST message page is one hand-written statement (modules/agents/messages-page-sql.ts). It must return
@@ -184,23 +184,15 @@ describe("GraphQL's conversation(id) { messages }", () => {
     { include: { messages: { ...ordered, take: 3, skip: 0 }, ...count } },
   ];
 
-  function viewerContext(user: TestUser) {
-    return createServiceContext(server.app.deps, {
-      viewer: { id: user.id, name: user.name, email: user.email, image: null, role: 'user', via: 'session' },
-      requestId: 'test',
-      clientIp: '127.0.0.1',
-    });
-  }
-
   it('reads the first and last pages with the statement, answering as Prisma does', async () => {
     for (const q of served) {
       expect(servedByMessagePage(q), JSON.stringify(q)).not.toBeNull();
       const prismaAnswer = await server.db.prisma.conversation.findFirst({ ...(q as object), where: { id: conversationId } });
-      expect(await findVisibleConversation(viewerContext(owner), conversationId, q), JSON.stringify(q)).toEqual(prismaAnswer);
-      expect(await findVisibleConversation(viewerContext(owner), emptyConversationId, q)).toEqual(
+      expect(await findVisibleConversation(contextOf(server, owner), conversationId, q), JSON.stringify(q)).toEqual(prismaAnswer);
+      expect(await findVisibleConversation(contextOf(server, owner), emptyConversationId, q)).toEqual(
         await server.db.prisma.conversation.findFirst({ ...(q as object), where: { id: emptyConversationId } }),
       );
-      expect(await findVisibleConversation(viewerContext(colleague), conversationId, q)).toBeNull();
+      expect(await findVisibleConversation(contextOf(server, colleague), conversationId, q)).toBeNull();
     }
   });
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { startTestApp, type TestApp } from './support/app.js';
 import { clientFor, type TestUser } from './support/client.js';
-import { createServiceContext } from '../src/context.js';
+import { contextOf } from './support/service-context.js';
 import { servedByAssetPage } from '../src/modules/assets/connection-page.js';
 import type { AssetListFilters } from '../src/modules/assets/list-total.js';
 import { assetListTotalOf, assetListTotalSelection, assetWhere } from '../src/modules/assets/service.js';
@@ -86,20 +86,12 @@ beforeAll(async () => {
 });
 afterAll(() => server?.stop());
 
-function contextOf(user: TestUser) {
-  return createServiceContext(server.app.deps, {
-    viewer: { id: user.id, name: user.name, email: user.email, image: null, role: 'user', via: 'session' },
-    requestId: 'test',
-    clientIp: '127.0.0.1',
-  });
-}
-
 const ORDER = [{ lastSeenAt: 'desc' as const }, { id: 'desc' as const }];
 const DISCOVERIES = { discoveries: { orderBy: [{ firstSeenAt: 'asc' as const }, { source: 'asc' as const }] } };
 
 /** The query Pothos builds for `workspace(id) { assets(first, after, ...) { ... } }` (assets/graphql.ts). */
 function connectionQuery(filters: AssetListFilters, page: { take: number; after?: string }, asked: { total?: boolean; discoveries?: boolean } = {}) {
-  const where = connectionWhere(assetWhere(contextOf(owner), filters), filters);
+  const where = connectionWhere(assetWhere(contextOf(server, owner), filters), filters);
   const cursor = page.after ? { cursor: { id: page.after }, skip: 1 } : { skip: 0 };
   return {
     include: {
@@ -138,7 +130,7 @@ describe("GraphQL's workspace(id) { assets }", () => {
             const label = JSON.stringify({ filter, take, after, asked });
             expect(servedByAssetPage(query), label).not.toBeNull();
             const expected = await server.db.prisma.workspace.findFirst({ ...query, where: { id: workspaceId } });
-            expect(asResolved(await findVisibleWorkspace(contextOf(owner), workspaceId, query)), label).toEqual(asResolved(expected));
+            expect(asResolved(await findVisibleWorkspace(contextOf(server, owner), workspaceId, query)), label).toEqual(asResolved(expected));
             compared++;
           }
         }
@@ -150,9 +142,9 @@ describe("GraphQL's workspace(id) { assets }", () => {
   it('answers an empty page for a workspace without assets, and nothing for outsiders', async () => {
     const query = connectionQuery({}, { take: 21 }, { total: true, discoveries: true });
     const expected = await server.db.prisma.workspace.findFirst({ ...query, where: { id: emptyWorkspaceId } });
-    expect(asResolved(await findVisibleWorkspace(contextOf(owner), emptyWorkspaceId, query))).toEqual(asResolved(expected));
-    expect(await findVisibleWorkspace(contextOf(outsider), workspaceId, query)).toBeNull();
-    expect(await findVisibleWorkspace(contextOf(owner), randomUUID(), query)).toBeNull();
+    expect(asResolved(await findVisibleWorkspace(contextOf(server, owner), emptyWorkspaceId, query))).toEqual(asResolved(expected));
+    expect(await findVisibleWorkspace(contextOf(server, outsider), workspaceId, query)).toBeNull();
+    expect(await findVisibleWorkspace(contextOf(server, owner), randomUUID(), query)).toBeNull();
   });
 
   it('leaves backward pages, foreign filters, other relations and totals to Prisma', () => {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { startTestApp, type TestApp } from './support/app.js';
 import { clientFor, type TestUser } from './support/client.js';
-import { createServiceContext } from '../src/context.js';
+import { contextOf } from './support/service-context.js';
 import { servedByTargetPage, type TargetConnectionFilters } from '../src/modules/targets/connection-page.js';
 import { connectionWhere } from '../src/graphql/relation-page-query.js';
 import { targetWhere } from '../src/modules/targets/service.js';
@@ -68,14 +68,6 @@ beforeAll(async () => {
 });
 afterAll(() => server?.stop());
 
-function contextOf(user: TestUser) {
-  return createServiceContext(server.app.deps, {
-    viewer: { id: user.id, name: user.name, email: user.email, image: null, role: 'user', via: 'session' },
-    requestId: 'test',
-    clientIp: '127.0.0.1',
-  });
-}
-
 const ORDER = [{ createdAt: 'desc' }, { id: 'desc' }];
 const COUNTS = { _count: { select: { assetLinks: true } }, openFindingCount: { select: { open: true } } };
 
@@ -85,7 +77,7 @@ function connectionQuery(
   page: { take: number; after?: string },
   asked: { total?: boolean; include?: object } = { total: true, include: COUNTS },
 ) {
-  const where = connectionWhere(targetWhere(contextOf(owner), filters), filters);
+  const where = connectionWhere(targetWhere(contextOf(server, owner), filters), filters);
   const cursor = page.after ? { cursor: { id: page.after }, skip: 1 } : { skip: 0 };
   return {
     include: {
@@ -130,7 +122,7 @@ describe("GraphQL's workspace(id) { targets }", () => {
             expect(servedByTargetPage(query), label).not.toBeNull();
             // A cursor outside the filtered list starts nothing, in Prisma's answer and the statement's.
             const expected = await prismaAnswer(workspaceId, query);
-            expect(await findVisibleWorkspace(contextOf(owner), workspaceId, query), label).toEqual(expected);
+            expect(await findVisibleWorkspace(contextOf(server, owner), workspaceId, query), label).toEqual(expected);
             compared++;
           }
         }
@@ -141,12 +133,12 @@ describe("GraphQL's workspace(id) { targets }", () => {
 
   it('answers an empty page for a workspace without targets, and nothing for outsiders', async () => {
     const query = connectionQuery({}, { take: 21 });
-    expect(await findVisibleWorkspace(contextOf(owner), emptyWorkspaceId, query)).toEqual(await prismaAnswer(emptyWorkspaceId, query));
-    expect(await findVisibleWorkspace(contextOf(outsider), workspaceId, query)).toBeNull();
-    expect(await findVisibleWorkspace(contextOf(owner), randomUUID(), query)).toBeNull();
+    expect(await findVisibleWorkspace(contextOf(server, owner), emptyWorkspaceId, query)).toEqual(await prismaAnswer(emptyWorkspaceId, query));
+    expect(await findVisibleWorkspace(contextOf(server, outsider), workspaceId, query)).toBeNull();
+    expect(await findVisibleWorkspace(contextOf(server, owner), randomUUID(), query)).toBeNull();
     await server.db.prisma.workspaceMember.deleteMany({ where: { workspaceId, userId: owner.id } });
     try {
-      expect(await findVisibleWorkspace(contextOf(owner), workspaceId, query)).toBeNull();
+      expect(await findVisibleWorkspace(contextOf(server, owner), workspaceId, query)).toBeNull();
     } finally {
       await server.db.prisma.workspaceMember.create({ data: { workspaceId, userId: owner.id, role: 'owner' } });
     }

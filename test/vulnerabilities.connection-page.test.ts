@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { startTestApp, type TestApp } from './support/app.js';
 import { clientFor, type TestUser } from './support/client.js';
-import { createServiceContext } from '../src/context.js';
+import { contextOf } from './support/service-context.js';
 import { servedByFindingPage } from '../src/modules/vulnerabilities/connection-page.js';
 import type { FindingListFilters } from '../src/modules/vulnerabilities/list-total.js';
 import { findingListTotalOf, findingListTotalSelection, findingWhere } from '../src/modules/vulnerabilities/service.js';
@@ -84,19 +84,11 @@ beforeAll(async () => {
 });
 afterAll(() => server?.stop());
 
-function contextOf(user: TestUser) {
-  return createServiceContext(server.app.deps, {
-    viewer: { id: user.id, name: user.name, email: user.email, image: null, role: 'user', via: 'session' },
-    requestId: 'test',
-    clientIp: '127.0.0.1',
-  });
-}
-
 const ORDER = [{ lastSeenAt: 'desc' as const }, { id: 'desc' as const }];
 
 /** The query Pothos builds for `workspace(id) { findings(first, after, ...) { ... } }` (vulnerabilities/graphql.ts). */
 function connectionQuery(filters: FindingListFilters, page: { take: number; after?: string }, withTotal = true) {
-  const where = connectionWhere(findingWhere(contextOf(owner), filters), filters);
+  const where = connectionWhere(findingWhere(contextOf(server, owner), filters), filters);
   const cursor = page.after ? { cursor: { id: page.after }, skip: 1 } : { skip: 0 };
   return {
     include: {
@@ -135,7 +127,7 @@ describe("GraphQL's workspace(id) { findings }", () => {
             const label = JSON.stringify({ filter, take, after, withTotal });
             expect(servedByFindingPage(query), label).not.toBeNull();
             const expected = await server.db.prisma.workspace.findFirst({ ...query, where: { id: workspaceId } });
-            expect(asResolved(await findVisibleWorkspace(contextOf(owner), workspaceId, query)), label).toEqual(asResolved(expected));
+            expect(asResolved(await findVisibleWorkspace(contextOf(server, owner), workspaceId, query)), label).toEqual(asResolved(expected));
             compared++;
           }
         }
@@ -147,9 +139,9 @@ describe("GraphQL's workspace(id) { findings }", () => {
   it('answers an empty page for a workspace without findings, and nothing for outsiders', async () => {
     const query = connectionQuery({ status: 'open' }, { take: 21 });
     const expected = await server.db.prisma.workspace.findFirst({ ...query, where: { id: emptyWorkspaceId } });
-    expect(asResolved(await findVisibleWorkspace(contextOf(owner), emptyWorkspaceId, query))).toEqual(asResolved(expected));
-    expect(await findVisibleWorkspace(contextOf(outsider), workspaceId, query)).toBeNull();
-    expect(await findVisibleWorkspace(contextOf(owner), randomUUID(), query)).toBeNull();
+    expect(asResolved(await findVisibleWorkspace(contextOf(server, owner), emptyWorkspaceId, query))).toEqual(asResolved(expected));
+    expect(await findVisibleWorkspace(contextOf(server, outsider), workspaceId, query)).toBeNull();
+    expect(await findVisibleWorkspace(contextOf(server, owner), randomUUID(), query)).toBeNull();
   });
 
   it('leaves backward pages, foreign filters, relations and other totals to Prisma', () => {
