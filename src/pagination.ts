@@ -68,6 +68,7 @@ export function pageEnvelope<T>(data: T[], total: number, page: number, limit: n
  * the text as `data` (rest/served-procedure.ts). `T` is the item type the text stands for.
  */
 export class SerializedPage<T> {
+  /** Type only (never set): what the text stands for. */
   declare readonly items: T;
   constructor(
     /** A JSON array. */

@@ -6,7 +6,6 @@ import { decodeId, decodeQueryId, nodeIdOf, type NodeTypeName } from '../../grap
 import { UserRef } from '../accounts/graphql.js';
 import * as workspaces from './service.js';
 import * as members from './members.js';
-import type { MemberWithUser } from './members.js';
 import * as invitations from './invitations.js';
 import { membersOf, viewerRoleAmong, whenReady, workspaceEvents } from './graphql-support.js';
 import { WORKSPACE_SORT_FIELDS } from './schemas.js';
@@ -23,7 +22,7 @@ const WorkspaceMemberRef = builder.prismaObject('WorkspaceMember', {
     role: t.expose('role', { type: WorkspaceRole }),
     // Every member this schema hands out carries its user: `members` (membersOf) and the member mutations. It holds
     // the fields the User type shows (id, name, image), not the whole account row Pothos types it as.
-    user: t.field({ type: UserRef, resolve: (member) => ((member as Partial<MemberWithUser>).user ?? missingUser(member.id)) as never }),
+    user: t.field({ type: UserRef, resolve: (member) => ((member as Partial<members.MemberWithUser>).user ?? missingUser(member.id)) as never }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
   }),
