@@ -4,6 +4,7 @@ import pg from 'pg';
 import { Prisma } from '../src/db.js';
 import { preparedReads } from '../src/db/prepared-read.js';
 import { DatabaseUnavailableError, isDatabaseUnavailable } from '../src/db/unavailable.js';
+import { closedPort } from './scanner/helpers.js';
 
 /**
  * The hand-written reads (db/prepared-read.ts) run on the pool without Prisma around them: a database out of
@@ -14,14 +15,6 @@ const pools: pg.Pool[] = [];
 afterAll(async () => {
   await Promise.all(pools.map((pool) => pool.end()));
 });
-
-async function closedPort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 function readsOn(port: number) {
   const pool = new pg.Pool({ host: '127.0.0.1', port, user: 'perimeter', database: 'perimeter', connectionTimeoutMillis: 5_000 });

@@ -20,7 +20,7 @@ import {
 } from '../../src/scanner/nuclei/index.js';
 import { buildClientHello, computeJarm, JARM_PROBES, jarmHash, readServerHello, ZERO_JARM } from '../../src/scanner/nuclei/jarm/index.js';
 import { reorder } from '../../src/scanner/nuclei/jarm/probes.js';
-import { makeCertificates, type TestCertificates } from '../scanner/helpers.js';
+import { closedPort as closedPortBelowEphemeralRange, makeCertificates, type TestCertificates } from '../scanner/helpers.js';
 import { run, tcpTemplate } from './network-servers.js';
 
 /** Default node:tls server (TLS 1.2-1.3) with ALPN h2 / http/1.1. */
@@ -87,10 +87,7 @@ beforeAll(async () => {
   // plain TCP: one never answers, one closes at once
   silentPort = await listen(net.createServer((s) => s.on('error', () => {})));
   closingPort = await listen(net.createServer((s) => s.end()));
-  const probe = net.createServer();
-  closedPort = await listen(probe);
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  servers.pop();
+  closedPort = await closedPortBelowEphemeralRange();
 });
 
 afterAll(async () => {

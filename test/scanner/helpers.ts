@@ -112,12 +112,35 @@ export async function startBannerServer(banner: string): Promise<Started> {
   return listen(net.createServer((socket) => socket.end(banner)));
 }
 
-/** A port that was free a moment ago and is closed now: connects to it are refused. */
+/** The lowest port the kernel hands out for `listen(0)` and outgoing connections. */
+function ephemeralPortFloor(): number {
+  try {
+    const floor = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+    return Number.isInteger(floor) && floor > 4096 ? floor : 32768;
+  } catch {
+    return 32768;
+  }
+}
+
+/**
+ * A port nothing listens on: connects to it are refused. It is taken below the kernel's ephemeral range,
+ * because every other test server listens on port 0: a port from that range, closed again, can be handed
+ * to a test file running beside this one before the test connects to it (CI saw that once).
+ */
 export async function closedPort(): Promise<number> {
-  const server = net.createServer();
-  const { port, close } = await listen(server);
-  await close();
-  return port;
+  const ceiling = ephemeralPortFloor();
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const port = ceiling - 1 - Math.floor(Math.random() * (ceiling - 1 - 20000));
+    const server = net.createServer();
+    const free = await new Promise<boolean>((resolve) => {
+      server.once('error', () => resolve(false));
+      server.listen(port, LOOPBACK, () => resolve(true));
+    });
+    if (!free) continue;
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    return port;
+  }
+  throw new Error('no free port below the ephemeral range');
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -2,6 +2,7 @@ import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHostRateLimiter, createScopeGuard, extractTitle, httpRequest, HttpRequestError, probeHttp, ScopeError } from '../../src/scanner/index.js';
 import {
+  closedPort,
   installTripwire,
   LOOPBACK,
   makeCertificates,
@@ -174,9 +175,8 @@ describe('probeHttp', () => {
   });
 
   it('fails cleanly on a port that is not HTTP', async () => {
-    const raw = await startHttpServer({});
-    await raw.close();
-    await expect(probeHttp({ host: LOOPBACK, address: LOOPBACK, port: raw.port, guard, timeoutMs: 1_000 })).rejects.toMatchObject({ code: 'ECONNREFUSED' });
+    const port = await closedPort();
+    await expect(probeHttp({ host: LOOPBACK, address: LOOPBACK, port, guard, timeoutMs: 1_000 })).rejects.toMatchObject({ code: 'ECONNREFUSED' });
   });
 });
 
