@@ -4,6 +4,7 @@ import ErrorsPlugin from '@pothos/plugin-errors';
 import PrismaPlugin from '@pothos/plugin-prisma';
 import RelayPlugin from '@pothos/plugin-relay';
 import DataloaderPlugin from '@pothos/plugin-dataloader';
+import { ROW_FIRST as RowFirstPlugin } from './row-first-plugin.js';
 import type PrismaTypes from '../../prisma/generated/pothos-types.js';
 import { getDatamodel } from '../../prisma/generated/pothos-types.js';
 import type { ServiceContext } from '../context.js';
@@ -24,7 +25,8 @@ export const builder = new SchemaBuilder<{
   DefaultEdgesNullability: false;
   DefaultNodeNullability: false;
 }>({
-  plugins: [ScopeAuthPlugin, ErrorsPlugin, PrismaPlugin, RelayPlugin, DataloaderPlugin],
+  // RowFirst before Prisma: it wraps the Prisma plugin's resolvers (row-first-plugin.ts).
+  plugins: [ScopeAuthPlugin, ErrorsPlugin, RowFirstPlugin, PrismaPlugin, RelayPlugin, DataloaderPlugin],
   // Fields are non-null unless they say otherwise: clients get precise types.
   defaultFieldNullability: false,
   scopeAuth: {

@@ -1,4 +1,5 @@
 import { builder } from '../../graphql/builder.js';
+import { rowFirst } from '../../graphql/row-first-plugin.js';
 import { rechecked } from '../../graphql/live-access.js';
 import { decodeId, decodeQueryId } from '../../graphql/ids.js';
 import type { AgentDeltaEvent } from '../../pubsub.js';
@@ -41,6 +42,7 @@ const MessageRef = builder.prismaObject('Message', {
       type: [ToolCallRef],
       select: { toolCalls: { orderBy: { position: 'asc' } } },
       resolve: (message) => message.toolCalls as ToolCallResponse[],
+      extensions: rowFirst((message: { toolCalls?: unknown[] }) => message.toolCalls),
     }),
   }),
 });

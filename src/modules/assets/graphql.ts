@@ -1,4 +1,5 @@
 import { builder } from '../../graphql/builder.js';
+import { rowFirst } from '../../graphql/row-first-plugin.js';
 import { decodeId, decodeIds, decodeQueryId } from '../../graphql/ids.js';
 import { TargetRef } from '../targets/graphql.js';
 import * as assets from './service.js';
@@ -49,12 +50,14 @@ export const AssetRef = builder.prismaNode('Asset', {
       description: 'Someone said it is not ours: disabled, and never offered as a new candidate again.',
       select: { dismissedAt: true },
       resolve: (asset) => asset.dismissedAt !== null,
+      extensions: rowFirst((asset: { dismissedAt?: Date | null }) => (asset.dismissedAt === undefined ? undefined : asset.dismissedAt !== null)),
     }),
     dismissedAt: t.expose('dismissedAt', { type: 'DateTime', nullable: true }),
     // Loaded with the parent query (one more query per page), never per asset.
     discovery: t.relation('discoveries', {
       description: 'Provenance, oldest source first; empty for assets no discovery found.',
       query: { orderBy: [{ firstSeenAt: 'asc' }, { source: 'asc' }] },
+      extensions: rowFirst((asset: { discoveries?: unknown[] }) => asset.discoveries),
     }),
     references: t.exposeStringList('references', {
       description: 'Out-of-scope host names this asset pointed at (links, CNAMEs elsewhere), newest last, at most 200.',
@@ -67,7 +70,12 @@ export const AssetRef = builder.prismaNode('Asset', {
 });
 
 // Counted in the statement that loads the target (a correlated count per row, on asset_target's targetId index).
-builder.prismaObjectField('Target', 'assetCount', (t) => t.relationCount('assetLinks', { description: 'Assets discovered from this target.' }));
+builder.prismaObjectField('Target', 'assetCount', (t) =>
+  t.relationCount('assetLinks', {
+    description: 'Assets discovered from this target.',
+    extensions: rowFirst((target: { _count?: { assetLinks?: number } }) => target._count?.assetLinks),
+  }),
+);
 
 type AssetConnectionArgs = {
   kind?: AssetKind | null;

@@ -1,4 +1,5 @@
 import { builder } from '../../graphql/builder.js';
+import { rowFirst } from '../../graphql/row-first-plugin.js';
 import { decodeId, decodeIds, decodeQueryId } from '../../graphql/ids.js';
 import { WorkspaceRef } from '../workspaces/graphql.js';
 import { TargetRef } from '../targets/graphql.js';
@@ -73,6 +74,10 @@ builder.prismaObjectField('Target', 'findingCount', (t) =>
     description: 'Open findings on this target.',
     select: { openFindingCount: { select: { open: true } } },
     resolve: (target) => target.openFindingCount?.open ?? 0,
+    // A target without a counter row has none open: loaded, the relation is null rather than absent.
+    extensions: rowFirst((target: { openFindingCount?: { open: number } | null }) =>
+      target.openFindingCount === undefined ? undefined : (target.openFindingCount?.open ?? 0),
+    ),
   }),
 );
 
