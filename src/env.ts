@@ -59,6 +59,16 @@ const envSchema = z.object({
   GRAPHQL_MAX_DEPTH: integer(2, 100).default(12),
   GRAPHQL_MAX_ALIASES: integer(1, 1000).default(30),
   GRAPHQL_MAX_COST: integer(100).default(5000),
+  /** Executions of a document on graphql-js before it is compiled (graphql/execute-engine.ts); `off` never compiles. */
+  GRAPHQL_COMPILE_AFTER: z
+    .string()
+    .default('1')
+    .transform((value, ctx) => {
+      if (value === 'off') return 'off' as const;
+      if (/^\d{1,7}$/.test(value) && Number(value) <= 1_000_000) return Number(value);
+      ctx.addIssue({ code: 'custom', message: 'must be a whole number from 0 to 1000000, or off' });
+      return z.NEVER;
+    }),
   WORKERS: booleanString.default(true),
   WORKER_CONCURRENCY: integer(1, 32).default(2),
   QUEUE_SUPERVISE_SECONDS: integer(1, 3600).default(30),

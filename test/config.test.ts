@@ -43,6 +43,8 @@ describe('loadEnv()', () => {
     ['SHUTDOWN_TIMEOUT_MS', 'soon', /must be a whole number, at least 100/],
     ['SHUTDOWN_TIMEOUT_MS', '5', /must be a whole number, at least 100/],
     ['GRAPHQL_MAX_DEPTH', '1000', /must be a whole number from 2 to 100/],
+    ['GRAPHQL_COMPILE_AFTER', 'never', /must be a whole number from 0 to 1000000, or off/],
+    ['GRAPHQL_COMPILE_AFTER', '-1', /must be a whole number from 0 to 1000000, or off/],
     ['OAST_DOMAIN', 'not a domain', /must be a domain name such as oast.example.com/],
     ['OAST_DOMAIN', 'http://oast.example.com', /must be a domain name/],
     ['OAST_PUBLIC_IP', '2001:db8::1', /must be an IPv4 address/],
@@ -64,6 +66,12 @@ describe('loadEnv()', () => {
       .map((line) => line.trim().split(':')[0]);
     expect(named.sort()).toEqual(['AUTH_SECRET', 'DATABASE_URL', 'LOG_LEVEL', 'PORT', 'REDIS_URL']);
     expect(error.message).not.toContain(secret);
+  });
+
+  it('compiles GraphQL documents from their second execution unless told otherwise', () => {
+    expect(loadEnv({}).GRAPHQL_COMPILE_AFTER).toBe(1);
+    expect(loadEnv({ GRAPHQL_COMPILE_AFTER: '0' }).GRAPHQL_COMPILE_AFTER).toBe(0);
+    expect(loadEnv({ GRAPHQL_COMPILE_AFTER: 'off' }).GRAPHQL_COMPILE_AFTER).toBe('off');
   });
 
   it('leaves OAST off by default and normalises OAST_DOMAIN', () => {

@@ -5,6 +5,7 @@ import PrismaPlugin from '@pothos/plugin-prisma';
 import RelayPlugin from '@pothos/plugin-relay';
 import DataloaderPlugin from '@pothos/plugin-dataloader';
 import { ROW_FIRST as RowFirstPlugin } from './row-first-plugin.js';
+import { STABLE_PATHS as StablePathsPlugin } from './compiled-paths.js';
 import type PrismaTypes from '../../prisma/generated/pothos-types.js';
 import { getDatamodel } from '../../prisma/generated/pothos-types.js';
 import type { ServiceContext } from '../context.js';
@@ -25,8 +26,9 @@ export const builder = new SchemaBuilder<{
   DefaultEdgesNullability: false;
   DefaultNodeNullability: false;
 }>({
-  // RowFirst before Prisma: it wraps the Prisma plugin's resolvers (row-first-plugin.ts).
-  plugins: [ScopeAuthPlugin, ErrorsPlugin, RowFirstPlugin, PrismaPlugin, RelayPlugin, DataloaderPlugin],
+  // RowFirst and StablePaths before Prisma: they wrap the Prisma plugin's resolvers (row-first-plugin.ts,
+  // compiled-paths.ts).
+  plugins: [ScopeAuthPlugin, ErrorsPlugin, RowFirstPlugin, StablePathsPlugin, PrismaPlugin, RelayPlugin, DataloaderPlugin],
   // Fields are non-null unless they say otherwise: clients get precise types.
   defaultFieldNullability: false,
   scopeAuth: {

@@ -16,7 +16,7 @@ import { useAnonymousIntrospection, useJsonOperationsOnly, useNodesLimit } from 
 /** `nodes(ids:)` looks up every id: a bound on the work one field can ask for. */
 export const MAX_NODES_IDS = 100;
 import { refuseMalformedInput } from './refuse-malformed-input.js';
-import { useGraphQLJsExecute } from './execute-engine.js';
+import { useCompiledExecute } from './execute-engine.js';
 import { databaseUnavailableError } from '../db/unavailable.js';
 
 export interface YogaServerContext {
@@ -154,7 +154,7 @@ export function createGraphQLServer({ deps, buildContext, plugins }: GraphQLServ
       // Unset: anonymous introspection except in production (signed-in users may always introspect).
       useAnonymousIntrospection(env.GRAPHQL_INTROSPECTION ?? env.NODE_ENV !== 'production'),
       useNodesLimit(MAX_NODES_IDS),
-      useGraphQLJsExecute(),
+      useCompiledExecute(env.GRAPHQL_COMPILE_AFTER),
       refuseMalformedInput(),
       ...plugins,
     ],

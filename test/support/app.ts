@@ -81,6 +81,9 @@ export async function startTestApp(
     SHUTDOWN_DRAIN_MS: '0',
     // Tests never reach beyond loopback: no certificate-transparency service (a test starts its own and sets the URL).
     DISCOVERY_CT_URL: '',
+    // Every document compiled from its first execution, so the suite runs what production runs after it
+    // (test/graphql-compiled.test.ts compares both executors).
+    GRAPHQL_COMPILE_AFTER: '0',
     ...(redisUrl ? { REDIS_URL: redisUrl } : {}),
     ...envOverrides,
   });
