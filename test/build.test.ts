@@ -9,6 +9,7 @@ import { Worker } from 'node:worker_threads';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadPack } from '../src/modules/templates/pack.js';
 import type { FromWorker, ToWorker } from '../src/scanner/nuclei/template-protocol.js';
+import { startFlags } from '../scripts/start-flags.js';
 import { freePort, projectRoot } from './support/process.js';
 
 const run = promisify(execFile);
@@ -84,7 +85,8 @@ describe('the build', () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'perimeter-build-data-'));
     cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
     const port = await freePort();
-    const server = spawn(process.execPath, [join(outDir, 'src/main.js')], {
+    // With `npm start`'s node flags (package.json): a flag node refuses fails here.
+    const server = spawn(process.execPath, [...startFlags(projectRoot), join(outDir, 'src/main.js')], {
       cwd: projectRoot,
       env: {
         PATH: process.env.PATH ?? '',

@@ -2,6 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { LOOPBACK, freePort, startNode, waitForReady, type Child } from './lib.js';
 import { expectOk, fetchText, onCleanup } from './api-lib.js';
+import { startFlags } from '../start-flags.js';
 
 export const BENCH_PASSWORD = 'bench-password-123';
 export const BENCH_EMAIL = 'bench-owner@example.com';
@@ -21,7 +22,8 @@ export async function startApp(name: string, options: AppOptions): Promise<{ url
   const port = await freePort();
   const url = `http://${LOOPBACK}:${port}`;
   const profile = options.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.profileDir}`] : [];
-  const child = startNode(name, [...profile, '--import', 'tsx', 'src/main.ts'], {
+  // The checkout's `npm start` flags (package.json) on its sources: production's runtime settings, without a build.
+  const child = startNode(name, [...startFlags(options.appDir), ...profile, '--import', 'tsx', 'src/main.ts'], {
     cwd: options.appDir,
     env: {
       ...process.env,

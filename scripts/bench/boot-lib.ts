@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { LOOPBACK, freePort, sleep } from './lib.js';
+import { startFlags } from '../start-flags.js';
 
 export const projectRoot = new URL('../../', import.meta.url).pathname;
 
@@ -34,10 +35,11 @@ export interface Launch {
 }
 
 export const launches = {
-  compiled: { label: 'node dist/src/main.js', command: process.execPath, args: ['dist/src/main.js'] },
+  // With the flags `npm start` and `npm run worker` give node (package.json), as production starts them.
+  compiled: { label: 'node dist/src/main.js', command: process.execPath, args: [...startFlags(projectRoot), 'dist/src/main.js'] },
   npmStart: { label: 'npm start', command: 'npm', args: ['start', '--silent'] },
   tsx: { label: 'node --import tsx src/main.ts', command: process.execPath, args: ['--import', 'tsx', 'src/main.ts'] },
-  compiledWorker: { label: 'node dist/src/worker.js', command: process.execPath, args: ['dist/src/worker.js'] },
+  compiledWorker: { label: 'node dist/src/worker.js', command: process.execPath, args: [...startFlags(projectRoot, 'worker'), 'dist/src/worker.js'] },
   tsxWorker: { label: 'node --import tsx src/worker.ts', command: process.execPath, args: ['--import', 'tsx', 'src/worker.ts'] },
 } satisfies Record<string, Launch>;
 

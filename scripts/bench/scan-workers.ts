@@ -29,6 +29,7 @@ import { createScopeGuard, runStep, scanPorts } from '../../src/scanner/index.js
 import { createDatabase, onCleanup, positiveInt, runMain } from './api-lib.js';
 import { freePort, startNode, waitForReady, type Child } from './lib.js';
 import { withClient } from './seed.js';
+import { startFlags } from '../start-flags.js';
 import { fmt, median, sleep, table } from './scan-lib.js';
 
 const ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '../..');
@@ -169,7 +170,7 @@ function checkScans(scans: ScanTiming[], label: string, problems: string[]): voi
 // ---------------------------------------------------------------- processes
 
 function startWorkers(count: number, env: NodeJS.ProcessEnv): Child[] {
-  return Array.from({ length: count }, (_, i) => startNode(`worker ${i + 1}`, ['dist/src/worker.js'], { cwd: ROOT, env }));
+  return Array.from({ length: count }, (_, i) => startNode(`worker ${i + 1}`, [...startFlags(ROOT, 'worker'), 'dist/src/worker.js'], { cwd: ROOT, env }));
 }
 
 /** A worker has no HTTP port to poll: give it 3 s (its bundle starts in about one) and check it is still alive. */
@@ -216,7 +217,7 @@ async function main(): Promise<void> {
   };
   const appPort = await freePort();
   const baseUrl = `http://127.0.0.1:${appPort}`;
-  const app = startNode('app (dist/src/main.js)', ['dist/src/main.js'], {
+  const app = startNode('app (dist/src/main.js)', [...startFlags(ROOT), 'dist/src/main.js'], {
     cwd: ROOT,
     env: { ...sharedEnv, PORT: String(appPort), HOST: '127.0.0.1', WORKERS: 'false' },
   });
