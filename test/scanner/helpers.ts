@@ -129,8 +129,10 @@ function ephemeralPortFloor(): number {
  */
 export async function closedPort(): Promise<number> {
   const ceiling = ephemeralPortFloor();
+  // From 20000 up, or the upper half when the ephemeral range starts lower: never inside it.
+  const lowest = Math.min(20_000, Math.floor(ceiling / 2));
   for (let attempt = 0; attempt < 50; attempt++) {
-    const port = ceiling - 1 - Math.floor(Math.random() * (ceiling - 1 - 20000));
+    const port = lowest + Math.floor(Math.random() * (ceiling - lowest));
     const server = net.createServer();
     const free = await new Promise<boolean>((resolve) => {
       server.once('error', () => resolve(false));
